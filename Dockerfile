@@ -1,0 +1,22 @@
+# Build: wheels of the app and its dependencies. Run: a slim image, a non-root user, migrate then serve.
+FROM python:3.11-slim AS build
+WORKDIR /src
+RUN pip install --no-cache-dir --upgrade pip
+COPY pyproject.toml README.md ./
+COPY app ./app
+RUN pip wheel --no-cache-dir --wheel-dir /wheels .
+
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 WARRANTY_DATA_DIR=/data \
+    WARRANTY_DATABASE_URL=sqlite+aiosqlite:////data/warranty.db
+RUN useradd --create-home --uid 10001 warranty && mkdir /data && chown warranty /data
+COPY --from=build /wheels /wheels
+RUN pip install --no-cache-dir /wheels/* && rm -rf /wheels
+WORKDIR /srv
+COPY alembic.ini ./
+COPY migrations ./migrations
+USER warranty
+VOLUME ["/data"]
+EXPOSE 8000
+HEALTHCHECK --interval=30s --timeout=3s CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/health')"
+CMD ["sh", "-c", "warranty migrate && exec warranty serve --host 0.0.0.0 --port 8000 --workers ${WEB_CONCURRENCY:-1}"]

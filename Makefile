@@ -1,0 +1,47 @@
+# The two commands of the README: `make run` and `make test`. Everything else builds on them.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test test-pg lint format migrate worker bench clean
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...)")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	@touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $@ $(VENV)/.installed
+
+run: $(VENV)/.installed
+	$(BIN)/warranty migrate
+	$(BIN)/warranty serve --host $(HOST) --port $(PORT)
+
+migrate: $(VENV)/.installed
+	$(BIN)/warranty migrate
+
+test: $(VENV)/.installed-test
+	$(BIN)/pytest
+
+# The suite on PostgreSQL: it creates its own database on this server and drops it afterwards.
+test-pg: $(VENV)/.installed-test
+	WARRANTY_TEST_DATABASE_URL=$${WARRANTY_TEST_DATABASE_URL:-postgresql+asyncpg://postgres@127.0.0.1:5432/postgres} $(BIN)/pytest
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy app
+
+format: $(VENV)/.installed-test
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

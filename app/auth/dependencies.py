@@ -1,0 +1,58 @@
+"""Who is calling: `CurrentUser` and `AdminUser` for routes; roles come from the database, not the token,
+so a role change or a deleted account takes effect on the next request."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from app.core.deps import SettingsDep
+from app.core.security import AccessClaims, decode_access_token
+from app.errors import Forbidden, Unauthorized
+from app.models import ROLE_ADMIN, ROLE_SUPPLIER, User
+from app.users.repository import UserRepo
+
+_bearer = HTTPBearer(auto_error=False, description="The access token from POST /api/login.")
+
+
+async def user_for(claims: AccessClaims, users: UserRepo) -> User:
+    user = await users.get(claims.user_id)
+    if user is None:
+        raise Unauthorized("The access token is not valid.", code="AUTH_TOKEN_INVALID")
+    return user
+
+
+async def current_claims(
+    settings: SettingsDep, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+) -> AccessClaims:
+    if credentials is None:
+        raise Unauthorized("Send an access token: Authorization: Bearer <token>.")
+    return decode_access_token(settings, credentials.credentials)
+
+
+CurrentClaims = Annotated[AccessClaims, Depends(current_claims)]
+
+
+async def current_user(claims: CurrentClaims, users: UserRepo) -> User:
+    return await user_for(claims, users)
+
+
+CurrentUser = Annotated[User, Depends(current_user)]
+
+
+async def admin_user(user: CurrentUser) -> User:
+    if ROLE_ADMIN not in user.effective_roles:
+        raise Forbidden("This needs the ROLE_ADMIN role.")
+    return user
+
+
+async def supplier_user(user: CurrentUser) -> User:
+    if ROLE_SUPPLIER not in user.effective_roles:
+        raise Forbidden("This needs the ROLE_SUPPLIER role.")
+    return user
+
+
+AdminUser = Annotated[User, Depends(admin_user)]
+SupplierUser = Annotated[User, Depends(supplier_user)]

@@ -1,0 +1,114 @@
+from __future__ import annotations
+
+from fastapi import APIRouter, Response, status
+
+from app.auth import service
+from app.auth.dependencies import CurrentClaims, CurrentUser
+from app.auth.schemas import LoginRequest, LoginResponse, PasswordChange, RefreshRequest, TokenPair
+from app.auth.tokens import RefreshTokenRepo
+from app.config import Settings
+from app.core.deps import ClientAddress, HasherDep, SettingsDep
+from app.core.openapi import errors
+from app.models import User
+from app.users.repository import UserRepo
+from app.users.schemas import UserOut, UserRegister
+
+router = APIRouter(prefix="/api", tags=["auth"])
+
+HUB_COOKIE = "mercureAuthorization"
+
+
+def _set_hub_cookie(response: Response, token: str, settings: Settings) -> None:
+    response.set_cookie(
+        HUB_COOKIE,
+        token,
+        max_age=settings.access_token_ttl,
+        path="/",
+        httponly=True,
+        secure=settings.cookie_secure,
+        samesite=settings.cookie_samesite,
+    )
+
+
+@router.post("/login", response_model=LoginResponse, responses=errors(400, 401, 429))
+async def login(
+    body: LoginRequest,
+    response: Response,
+    client: ClientAddress,
+    settings: SettingsDep,
+    hasher: HasherDep,
+    users: UserRepo,
+    refresh_tokens: RefreshTokenRepo,
+) -> LoginResponse:
+    """Sign in with email and password. Answers an access token, a refresh token and the user, and sets
+    the `mercureAuthorization` cookie the real-time hub reads. Repeated failures are throttled (429)."""
+    signed_in = await service.login(
+        body.email,
+        body.password,
+        client,
+        settings=settings,
+        hasher=hasher,
+        users=users,
+        refresh_tokens=refresh_tokens,
+    )
+    _set_hub_cookie(response, signed_in.token, settings)
+    return LoginResponse.model_validate(
+        {"token": signed_in.token, "refresh_token": signed_in.refresh_token, "user": signed_in.user}
+    )
+
+
+@router.post("/token/refresh", response_model=TokenPair, responses=errors(400, 401))
+async def refresh_token(
+    body: RefreshRequest,
+    response: Response,
+    settings: SettingsDep,
+    users: UserRepo,
+    refresh_tokens: RefreshTokenRepo,
+) -> TokenPair:
+    """Trade a refresh token for a new access token and a new refresh token. The used refresh token stops
+    working; using it again revokes every token of that sign-in."""
+    token, new_refresh = await service.refresh(
+        body.refresh_token, settings=settings, users=users, refresh_tokens=refresh_tokens
+    )
+    _set_hub_cookie(response, token, settings)
+    return TokenPair(token=token, refresh_token=new_refresh)
+
+
+@router.post("/logout", status_code=status.HTTP_204_NO_CONTENT, responses=errors(400))
+async def logout(body: RefreshRequest, response: Response, refresh_tokens: RefreshTokenRepo) -> None:
+    """Revoke a refresh token and clear the hub cookie."""
+    await refresh_tokens.revoke(body.refresh_token)
+    response.delete_cookie(HUB_COOKIE, path="/")
+
+
+@router.post(
+    "/register", status_code=status.HTTP_201_CREATED, response_model=UserOut, responses=errors(400, 403, 409)
+)
+async def register(
+    body: UserRegister, response: Response, settings: SettingsDep, hasher: HasherDep, users: UserRepo
+) -> User:
+    """Create an account with ROLE_USER (403 when registration is switched off)."""
+    user = await service.register(
+        body.email, body.password, body.name, settings=settings, hasher=hasher, users=users
+    )
+    response.headers["Location"] = f"/api/users/{user.id}"
+    return user
+
+
+@router.post("/me/password", status_code=status.HTTP_204_NO_CONTENT, responses=errors(400, 401))
+async def change_password(
+    body: PasswordChange,
+    user: CurrentUser,
+    claims: CurrentClaims,
+    hasher: HasherDep,
+    refresh_tokens: RefreshTokenRepo,
+) -> None:
+    """Change the signed-in user's password. Ends the user's other sign-ins (their refresh tokens)."""
+    await service.change_password(
+        user,
+        body.current_password,
+        body.new_password,
+        claims.session_family,
+        hasher=hasher,
+        refresh_tokens=refresh_tokens,
+    )

@@ -1,0 +1,95 @@
+"""The `warranty` command."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from app.config import get_settings
+from app.models import ROLES
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    uvicorn.run(
+        "app.main:app",
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        proxy_headers=True,
+        timeout_graceful_shutdown=args.graceful_shutdown,
+    )
+    return 0
+
+
+def _migrate(_args: argparse.Namespace) -> int:
+    from app.core.migrate import upgrade
+
+    upgrade(get_settings().database_url)
+    print("database is at the newest schema")
+    return 0
+
+
+async def _create_user(args: argparse.Namespace) -> int:
+    from app.core.db import create_engine, create_sessionmaker
+    from app.core.security import PasswordHasher
+    from app.users.repository import UserRepository
+
+    settings = get_settings()
+    if len(args.password) < 8:
+        print("error: the password needs at least 8 characters", file=sys.stderr)
+        return 2
+    engine = create_engine(settings)
+    try:
+        async with create_sessionmaker(engine)() as session, session.begin():
+            users = UserRepository(session)
+            password_hash = await PasswordHasher(settings).hash(args.password)
+            user = await users.add(
+                email=args.email, name=args.name, password_hash=password_hash, roles=args.role
+            )
+            print(f"created user {user.id} <{user.email}> with roles {', '.join(user.roles)}")
+    finally:
+        await engine.dispose()
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="warranty", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="run the HTTP server (uvicorn)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=1)
+    serve.add_argument("--graceful-shutdown", type=int, default=10, help="seconds open streams get to finish")
+    serve.set_defaults(run=_serve)
+
+    migrate = commands.add_parser("migrate", help="upgrade the database schema to the newest migration")
+    migrate.set_defaults(run=_migrate)
+
+    create_user = commands.add_parser("create-user", help="create a user (the first admin comes from here)")
+    create_user.add_argument("--email", required=True)
+    create_user.add_argument("--password", required=True)
+    create_user.add_argument("--name", required=True)
+    create_user.add_argument("--role", action="append", choices=ROLES, default=[], help="may repeat")
+    create_user.set_defaults(run=lambda args: asyncio.run(_create_user(args)))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except Exception as exc:  # a clear line for the operator, not a traceback
+        from app.errors import AppError
+
+        if isinstance(exc, AppError):
+            print(f"error: {exc.message}", file=sys.stderr)
+            return 1
+        raise
+
+
+if __name__ == "__main__":
+    sys.exit(main())

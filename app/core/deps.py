@@ -1,0 +1,37 @@
+"""Dependencies for the objects the lifespan builds once per process (kept on app.state)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from app.config import Settings
+from app.core.security import PasswordHasher
+
+
+def get_settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def get_password_hasher(request: Request) -> PasswordHasher:
+    hasher: PasswordHasher = request.app.state.password_hasher
+    return hasher
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+HasherDep = Annotated[PasswordHasher, Depends(get_password_hasher)]
+
+
+def client_address(request: Request, settings: SettingsDep) -> str:
+    """The caller's address; the first X-Forwarded-For hop only when a trusted proxy sets it."""
+    if settings.trust_forwarded_for:
+        forwarded = request.headers.get("x-forwarded-for", "")
+        first = forwarded.split(",")[0].strip()
+        if first:
+            return first[:64]
+    return request.client.host if request.client else "unknown"
+
+
+ClientAddress = Annotated[str, Depends(client_address)]

@@ -1,0 +1,78 @@
+"""The one place that turns errors into HTTP responses, all in the contract's body shape."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.errors import AppError, MethodNotAllowed, NotFound, PayloadTooLarge, Unauthorized, ValidationFailed
+
+logger = logging.getLogger("warranty.errors")
+
+
+def render(error: AppError) -> JSONResponse:
+    return JSONResponse(error.body(), status_code=error.status, headers=error.headers or None)
+
+
+async def _app_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, AppError)
+    return render(exc)
+
+
+def _field_name(location: tuple[Any, ...]) -> str:
+    parts = [str(part) for part in location if part not in ("body", "query", "path", "header", "cookie")]
+    return ".".join(parts) or "body"
+
+
+async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    errors = exc.errors()
+    if any(error.get("type") == "json_invalid" for error in errors):
+        return render(ValidationFailed("The request body is not valid JSON.", code="MALFORMED_JSON"))
+    fields: dict[str, str] = {}
+    for error in errors:
+        message = "unknown field" if error.get("type") == "extra_forbidden" else str(error.get("msg"))
+        fields.setdefault(_field_name(tuple(error.get("loc", ()))), message)
+    summary = "; ".join(f"{name}: {problem}" for name, problem in fields.items())
+    return render(ValidationFailed(f"Invalid input: {summary}", details={"fields": fields}))
+
+
+async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    error: AppError
+    if exc.status_code == 404:
+        error = NotFound("No such resource.")
+    elif exc.status_code == 405:
+        error = MethodNotAllowed()
+    elif exc.status_code == 413:
+        error = PayloadTooLarge()
+    elif exc.status_code == 401:
+        error = Unauthorized()
+    else:
+        error = AppError(str(exc.detail))
+        error.status = exc.status_code
+        error.error = "HTTPError"
+        error.code = f"HTTP_{exc.status_code}"
+    if exc.headers:
+        error.headers.update(exc.headers)
+    return render(error)
+
+
+async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
+    request_id = getattr(request.state, "request_id", "-")
+    logger.error("unhandled error (request %s)", request_id, exc_info=exc)
+    error = AppError(f"Internal server error. Quote request id {request_id} when reporting it.")
+    error.details = {"requestId": request_id}
+    return JSONResponse(error.body(), status_code=500, headers={"X-Request-ID": request_id})
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(AppError, _app_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _unexpected_error)

@@ -1,0 +1,44 @@
+"""The error body in the OpenAPI document, with an example per status."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+_EXAMPLES: dict[int, tuple[str, str, str]] = {
+    400: ("ValidationError", "VALIDATION_FAILED", "Invalid input: name: Field required"),
+    401: ("Unauthorized", "AUTH_REQUIRED", "Authentication is required."),
+    403: ("Forbidden", "FORBIDDEN", "You are not allowed to do this."),
+    404: ("NotFound", "NOT_FOUND", "Not found."),
+    409: ("Conflict", "CLAIM_ALREADY_ACTIVE", "This product already has a claim that is not closed."),
+    413: ("PayloadTooLarge", "PAYLOAD_TOO_LARGE", "The request body or file is too large."),
+    415: ("UnsupportedMediaType", "UNSUPPORTED_MEDIA_TYPE", "This file type is not allowed."),
+    429: ("TooManyRequests", "RATE_LIMITED", "Too many failed sign-ins; try again later."),
+    500: (
+        "InternalError",
+        "INTERNAL_ERROR",
+        "Internal server error. Quote request id 3f2a… when reporting it.",
+    ),
+    503: ("ServiceUnavailable", "SERVICE_UNAVAILABLE", "The database is not reachable."),
+}
+
+
+class ErrorBody(BaseModel):
+    error: str = Field(examples=["ValidationError"])
+    message: str
+    code: str = Field(examples=["VALIDATION_FAILED"])
+    details: dict[str, Any] | None = None
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """`responses=` for a route: its error statuses, each with the shared body and an example."""
+    responses: dict[int | str, dict[str, Any]] = {}
+    for status in statuses:
+        error, code, message = _EXAMPLES[status]
+        responses[status] = {
+            "model": ErrorBody,
+            "description": error,
+            "content": {"application/json": {"example": {"error": error, "message": message, "code": code}}},
+        }
+    return responses

@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from sqlalchemy import text
+
+from app.core.openapi import errors
+from app.errors import ServiceUnavailable
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/health")
+async def health() -> dict[str, str]:
+    """The process is alive."""
+    return {"status": "ok"}
+
+
+@router.get("/health/ready", responses=errors(503))
+async def ready(request: Request) -> dict[str, str]:
+    """The database answers (200), else 503."""
+    try:
+        async with request.app.state.engine.connect() as connection:
+            await connection.execute(text("SELECT 1"))
+    except Exception as exc:
+        raise ServiceUnavailable("The database is not reachable.") from exc
+    return {"status": "ready"}

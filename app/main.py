@@ -1,0 +1,73 @@
+"""The application: settings -> lifespan (engine, sessions, hasher, ...) -> middleware -> routers."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from starlette.middleware.cors import CORSMiddleware
+
+from app.auth.router import router as auth_router
+from app.config import Settings, get_settings
+from app.core.db import create_engine, create_sessionmaker
+from app.core.handlers import install_error_handlers
+from app.core.middleware import BodySizeLimitMiddleware, RequestIdMiddleware
+from app.core.security import PasswordHasher
+from app.health import router as health_router
+from app.users.router import router as users_router
+
+ROUTERS = (health_router, auth_router, users_router)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        engine = create_engine(settings)
+        app.state.engine = engine
+        app.state.sessionmaker = create_sessionmaker(engine)
+        try:
+            yield
+        finally:
+            await engine.dispose()
+
+    app = FastAPI(
+        title="Warranty",
+        summary="Products, warranties, warranty claims and supplier conversations.",
+        version="0.1.0",
+        openapi_url="/api/openapi.json",
+        docs_url="/api/docs",
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.password_hasher = PasswordHasher(settings)
+    install_error_handlers(app)
+    for router in ROUTERS:
+        app.include_router(router)
+
+    # Added innermost first: the request id wraps everything, so every response carries it.
+    app.add_middleware(BodySizeLimitMiddleware, max_body_size=settings.max_body_size)
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=settings.cors_origins,
+        allow_credentials=True,
+        allow_methods=["*"],
+        allow_headers=["*"],
+        expose_headers=["Location", "Last-Event-ID", "Retry-After", "X-Request-ID"],
+    )
+    app.add_middleware(RequestIdMiddleware)
+    return app
+
+
+def __getattr__(name: str) -> FastAPI:
+    # `uvicorn app.main:app` builds the app on first access, so importing this module has no side effects.
+    if name == "app":
+        application = create_app()
+        globals()["app"] = application
+        return application
+    raise AttributeError(name)

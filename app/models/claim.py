@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import ForeignKey, Index, Integer, String, Text, text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.core.types import UtcDateTime
+from app.models.base import Base, CreatedAt, Timestamps
+
+CLAIM_STATUSES = ("open", "in_progress", "resolved", "closed")
+
+
+class Claim(Timestamps, Base):
+    __tablename__ = "claims"
+    __table_args__ = (
+        # At most one claim that is not closed per product, enforced by the database under concurrency.
+        Index(
+            "uq_claims_one_active_per_product",
+            "product_id",
+            unique=True,
+            sqlite_where=text("status != 'closed'"),
+            postgresql_where=text("status != 'closed'"),
+        ),
+        Index("ix_claims_customer_created", "customer_id", "created_at"),
+        Index("ix_claims_supplier_created", "supplier_id", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    product_id: Mapped[int] = mapped_column(ForeignKey("products.id", ondelete="CASCADE"), index=True)
+    customer_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    supplier_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    status: Mapped[str] = mapped_column(String(16), default="open")
+    description: Mapped[str] = mapped_column(Text)
+
+
+class Message(CreatedAt, Base):
+    __tablename__ = "messages"
+    __table_args__ = (Index("ix_messages_claim_id_id", "claim_id", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    claim_id: Mapped[int] = mapped_column(ForeignKey("claims.id", ondelete="CASCADE"))
+    # Null once the sender's account is deleted: the message stays, sent by "Deleted user".
+    sender_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), index=True)
+    body: Mapped[str] = mapped_column(Text, default="")
+    attachment_name: Mapped[str | None] = mapped_column(String(255))
+    attachment_mime: Mapped[str | None] = mapped_column(String(100))
+    attachment_size: Mapped[int | None] = mapped_column(Integer)
+    attachment_key: Mapped[str | None] = mapped_column(String(255))
+
+
+class MessageRead(Base):
+    """Read state is per user: one row per (message, reader)."""
+
+    __tablename__ = "message_reads"
+    __table_args__ = (Index("ix_message_reads_user_id", "user_id"),)
+
+    message_id: Mapped[int] = mapped_column(ForeignKey("messages.id", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    read_at: Mapped[datetime] = mapped_column(UtcDateTime)

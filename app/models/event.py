@@ -1,0 +1,19 @@
+from __future__ import annotations
+
+from sqlalchemy import Index, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.core.types import BigIntPK
+from app.models.base import Base, CreatedAt
+
+
+class Event(CreatedAt, Base):
+    """A real-time event: written in the change's transaction; the hub's replay history and, on
+    PostgreSQL, the source other processes read after a NOTIFY carrying the id."""
+
+    __tablename__ = "events"
+    __table_args__ = (Index("ix_events_topic_id", "topic", "id"), Index("ix_events_created_at", "created_at"))
+
+    id: Mapped[int] = mapped_column(BigIntPK, primary_key=True)
+    topic: Mapped[str] = mapped_column(String(255))
+    payload: Mapped[str] = mapped_column(Text)  # serialized once, sent as is to every subscriber

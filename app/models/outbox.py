@@ -1,0 +1,30 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, Index, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.core.clock import utc_now
+from app.core.types import BigIntPK, UtcDateTime
+from app.models.base import Base, CreatedAt
+
+OUTBOX_STATUSES = ("pending", "done", "failed")
+
+
+class OutboxItem(CreatedAt, Base):
+    """Work that leaves the process (an email, a push), recorded in the transaction that causes it."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (Index("ix_outbox_status_next_attempt", "status", "next_attempt_at"),)
+
+    id: Mapped[int] = mapped_column(BigIntPK, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utc_now)
+    locked_until: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    done_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    last_error: Mapped[str | None] = mapped_column(Text)

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+
+from sqlalchemy import Date, ForeignKey, Index, Integer, Numeric, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.core.types import UtcDateTime
+from app.models.base import Base, CreatedAt, Timestamps
+
+
+class Product(Timestamps, Base):
+    __tablename__ = "products"
+    __table_args__ = (Index("ix_products_owner_created", "owner_id", "created_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    owner_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(255))
+    brand: Mapped[str] = mapped_column(String(100))
+    category: Mapped[str] = mapped_column(String(100))
+    store: Mapped[str | None] = mapped_column(String(100))
+    purchase_date: Mapped[date] = mapped_column(Date)
+    warranty_period_months: Mapped[int] = mapped_column(Integer)
+    # Derived from purchase_date and the period, stored so lists can filter and sort on it.
+    warranty_expires_on: Mapped[date] = mapped_column(Date, index=True)
+    price: Mapped[Decimal | None] = mapped_column(Numeric(12, 2))
+    serial_number: Mapped[str | None] = mapped_column(String(100))
+
+
+class Receipt(CreatedAt, Base):
+    __tablename__ = "receipts"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    product_id: Mapped[int] = mapped_column(ForeignKey("products.id", ondelete="CASCADE"), index=True)
+    file_name: Mapped[str] = mapped_column(String(255))
+    file_type: Mapped[str] = mapped_column(String(16))
+    mime_type: Mapped[str] = mapped_column(String(100))
+    size: Mapped[int] = mapped_column(Integer)
+    storage_key: Mapped[str] = mapped_column(String(255))
+
+
+class ExpiryAlert(Base):
+    """An expiry alert already recorded: (product, threshold, expiry date) is alerted exactly once."""
+
+    __tablename__ = "expiry_alerts"
+
+    product_id: Mapped[int] = mapped_column(ForeignKey("products.id", ondelete="CASCADE"), primary_key=True)
+    threshold_days: Mapped[int] = mapped_column(Integer, primary_key=True)
+    expires_on: Mapped[date] = mapped_column(Date, primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)

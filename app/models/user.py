@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.core.types import BigIntPK, UtcDateTime
+from app.models.base import Base, CreatedAt, Timestamps
+
+ROLE_USER = "ROLE_USER"
+ROLE_SUPPLIER = "ROLE_SUPPLIER"
+ROLE_ADMIN = "ROLE_ADMIN"
+ROLES = (ROLE_USER, ROLE_SUPPLIER, ROLE_ADMIN)
+
+
+class User(Timestamps, Base):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    # Stored lower-cased: email matching is case-insensitive.
+    email: Mapped[str] = mapped_column(String(255), unique=True)
+    name: Mapped[str] = mapped_column(String(255))
+    password_hash: Mapped[str] = mapped_column(String(255))
+    roles: Mapped[list[str]] = mapped_column(JSON, default=lambda: [ROLE_USER])
+    street: Mapped[str | None] = mapped_column(String(255))
+    postal_code: Mapped[str | None] = mapped_column(String(32))
+    city: Mapped[str | None] = mapped_column(String(100))
+    country: Mapped[str | None] = mapped_column(String(100))
+    notifications_enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    email_notifications_enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    profile_picture: Mapped[str | None] = mapped_column(String(255))
+
+    @property
+    def effective_roles(self) -> set[str]:
+        """The role hierarchy: ADMIN > SUPPLIER > USER."""
+        roles = set(self.roles) | {ROLE_USER}
+        if ROLE_ADMIN in roles:
+            roles.add(ROLE_SUPPLIER)
+        return roles
+
+    @property
+    def is_admin(self) -> bool:
+        return ROLE_ADMIN in self.roles
+
+
+class RefreshToken(CreatedAt, Base):
+    __tablename__ = "refresh_tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    # Every token issued by rotation from one login shares a family; reuse of a rotated one revokes it all.
+    family: Mapped[str] = mapped_column(String(32), index=True)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    rotated_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    revoked_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+
+
+class PasswordResetToken(CreatedAt, Base):
+    __tablename__ = "password_reset_tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    used_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+
+
+class LoginFailure(CreatedAt, Base):
+    """One failed sign-in; counted over a sliding window to throttle guessing."""
+
+    __tablename__ = "login_failures"
+    __table_args__ = (
+        Index("ix_login_failures_client_created", "client", "created_at"),
+        Index("ix_login_failures_email_client_created", "email", "client", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(BigIntPK, primary_key=True)
+    email: Mapped[str] = mapped_column(String(255))
+    client: Mapped[str] = mapped_column(String(64))
+
+
+class DeviceToken(CreatedAt, Base):
+    __tablename__ = "device_tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token: Mapped[str] = mapped_column(Text, unique=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    platform: Mapped[str] = mapped_column(String(16))

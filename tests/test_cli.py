@@ -1,0 +1,59 @@
+"""The `warranty` command, run as an operator would."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+from fastapi import FastAPI
+
+from tests.conftest import TEST_SECRET
+
+
+def run_cli(database_url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "WARRANTY_DATABASE_URL": database_url, "WARRANTY_SECRET_KEY": TEST_SECRET}
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+
+
+async def test_create_user_with_repeated_roles_can_sign_in(
+    app: FastAPI, client: httpx.AsyncClient, database_url: str
+) -> None:
+    result = run_cli(
+        database_url,
+        "create-user", "--email", "Boss@Example.com", "--password", "first admin pw", "--name", "Boss",
+        "--role", "ROLE_ADMIN", "--role", "ROLE_SUPPLIER",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "boss@example.com" in result.stdout
+
+    response = await client.post(
+        "/api/login", json={"email": "boss@example.com", "password": "first admin pw"}
+    )
+
+    assert response.status_code == 200
+    assert response.json()["user"]["roles"] == ["ROLE_USER", "ROLE_ADMIN", "ROLE_SUPPLIER"]
+
+
+async def test_create_user_refuses_a_taken_email(app: FastAPI, database_url: str) -> None:
+    args = ("create-user", "--email", "a@example.com", "--password", "long enough", "--name", "A")
+    assert run_cli(database_url, *args).returncode == 0
+    again = run_cli(database_url, *args)
+    assert again.returncode == 1
+    assert "already exists" in again.stderr
+
+
+async def test_migrate_creates_the_schema(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'fresh.db'}"
+    result = run_cli(url, "migrate")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "fresh.db").exists()
