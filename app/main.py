@@ -11,10 +11,12 @@ from starlette.middleware.cors import CORSMiddleware
 
 from app.auth.router import router as auth_router
 from app.config import Settings, get_settings
+from app.core.cache import PageCache
 from app.core.db import create_engine, create_sessionmaker
 from app.core.handlers import install_error_handlers
 from app.core.middleware import BodySizeLimitMiddleware, RequestIdMiddleware
 from app.core.security import PasswordHasher
+from app.core.storage import LocalStorage
 from app.health import router as health_router
 from app.users.router import router as users_router
 
@@ -29,7 +31,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         engine = create_engine(settings)
         app.state.engine = engine
-        app.state.sessionmaker = create_sessionmaker(engine)
+        # Filled in below by the hub and the worker: how a commit reaches them.
+        session_hooks: dict[str, object] = {}
+        app.state.sessionmaker = create_sessionmaker(engine, session_hooks)
+        app.state.storage = LocalStorage(settings.data_dir / "files")
+        app.state.page_cache = PageCache(settings.cache_ttl)
         try:
             yield
         finally:

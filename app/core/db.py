@@ -54,8 +54,11 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
-def create_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
-    return async_sessionmaker(engine, expire_on_commit=False, autoflush=False)
+def create_sessionmaker(
+    engine: AsyncEngine, info: dict[str, Any] | None = None
+) -> async_sessionmaker[AsyncSession]:
+    """`info` is copied into every session: the hooks through which commits reach the hub and the worker."""
+    return async_sessionmaker(engine, expire_on_commit=False, autoflush=False, info=info or {})
 
 
 def on_commit(session: AsyncSession, callback: Callable[[], None]) -> None:

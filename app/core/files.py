@@ -1,0 +1,102 @@
+"""Uploaded files are typed by their bytes, not by what the client says they are."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+import anyio
+from PIL import Image, UnidentifiedImageError
+
+from app.errors import PayloadTooLarge, UnsupportedMediaType
+
+
+@dataclass(frozen=True)
+class FileKind:
+    extension: str  # canonical: jpg, png, gif, webp, pdf
+    mime_type: str
+    is_image: bool
+
+
+PDF = FileKind("pdf", "application/pdf", False)
+JPG = FileKind("jpg", "image/jpeg", True)
+PNG = FileKind("png", "image/png", True)
+GIF = FileKind("gif", "image/gif", True)
+WEBP = FileKind("webp", "image/webp", True)
+KINDS = {kind.extension: kind for kind in (PDF, JPG, PNG, GIF, WEBP)}
+_EXTENSION_ALIASES = {"jpeg": "jpg", "jpe": "jpg"}
+_PILLOW_FORMATS = {"JPEG": "jpg", "PNG": "png", "GIF": "gif", "WEBP": "webp"}
+
+
+def sniff(data: bytes) -> FileKind | None:
+    """The kind of file by its magic numbers, or None."""
+    if data.startswith(b"%PDF-"):
+        return PDF
+    if data.startswith(b"\xff\xd8\xff"):
+        return JPG
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return PNG
+    if data[:6] in (b"GIF87a", b"GIF89a"):
+        return GIF
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return WEBP
+    return None
+
+
+def extension_of(file_name: str) -> str:
+    extension = file_name.rsplit(".", 1)[-1].lower() if "." in file_name else ""
+    return _EXTENSION_ALIASES.get(extension, extension)
+
+
+async def check_file(
+    data: bytes,
+    *,
+    allowed: set[str],
+    max_size: int,
+    max_pixels: int,
+    file_name: str | None = None,
+    declared_mime: str | None = None,
+) -> FileKind:
+    """The file's kind, if its bytes are an allowed kind that agrees with its name and declared type.
+
+    413 when too large (bytes or pixels); 415 when the kind is not allowed or the name or declared type
+    says otherwise than the bytes; images are decoded to prove they are images.
+    """
+    if len(data) > max_size:
+        raise PayloadTooLarge(f"The file is larger than {max_size} bytes.", details={"maxBytes": max_size})
+    kind = sniff(data)
+    allowed_list = ", ".join(sorted(allowed))
+    if kind is None or kind.extension not in allowed:
+        raise UnsupportedMediaType(f"Allowed file types: {allowed_list}.")
+    if file_name is not None and extension_of(file_name) != kind.extension:
+        raise UnsupportedMediaType(
+            f"The file name says .{extension_of(file_name)} but the file is {kind.extension}."
+        )
+    if declared_mime is not None and _normal_mime(declared_mime) != kind.mime_type:
+        raise UnsupportedMediaType(
+            f"The declared type {declared_mime} does not match the file ({kind.mime_type})."
+        )
+    if kind.is_image:
+        await anyio.to_thread.run_sync(_verify_image, data, kind, max_pixels)
+    return kind
+
+
+def _normal_mime(mime: str) -> str:
+    mime = mime.split(";")[0].strip().lower()
+    return "image/jpeg" if mime in ("image/jpg", "image/pjpeg") else mime
+
+
+def _verify_image(data: bytes, kind: FileKind, max_pixels: int) -> None:
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            width, height = image.size
+            if width * height > max_pixels:
+                raise PayloadTooLarge(
+                    f"The image is {width}x{height} pixels; at most {max_pixels} pixels are accepted.",
+                    details={"maxPixels": max_pixels},
+                )
+            if _PILLOW_FORMATS.get(image.format or "") != kind.extension:
+                raise UnsupportedMediaType("The file is not the image its header says.")
+            image.load()  # decode the pixels: a truncated or corrupt image fails here
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
+        raise UnsupportedMediaType("The file is not a readable image.") from exc

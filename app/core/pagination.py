@@ -1,0 +1,129 @@
+"""Pagination, one piece for every list: validated page/limit, role maxima, the envelope with meta and links.
+
+Lists answer a bare array of every match unless `page` or `limit` is in the query (or the list is always
+paged, as admin lists are); then they answer the envelope of spec 8.1.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Annotated, Any, Generic, TypeVar
+from urllib.parse import urlencode
+
+from fastapi import Depends, Request
+from pydantic import BaseModel, Field
+
+from app.auth.dependencies import CurrentUser
+from app.errors import ValidationFailed
+from app.models import ROLE_ADMIN, User
+
+ABSOLUTE_MAX_LIMIT = 100
+DEFAULT_LIMIT = 20
+ROLE_MAX_LIMIT = {"CUSTOMER": 50, "SUPPLIER": 50, "ADMIN": 100}
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class PageParams:
+    page: int
+    limit: int  # after lowering to the role maximum
+    requested: bool  # page or limit was in the query
+
+    @property
+    def offset(self) -> int:
+        return (self.page - 1) * self.limit
+
+
+def role_max_limit(user: User) -> int:
+    return ROLE_MAX_LIMIT["ADMIN"] if ROLE_ADMIN in user.effective_roles else ROLE_MAX_LIMIT["CUSTOMER"]
+
+
+def _parse_positive(raw: str | None, default: int, code: str, name: str) -> int:
+    if raw is None:
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise ValidationFailed(f"{name} must be a whole number of at least 1.", code=code) from None
+    if value < 1:
+        raise ValidationFailed(f"{name} must be at least 1.", code=code)
+    return value
+
+
+def parse_page_params(request: Request, user: User) -> PageParams:
+    query = request.query_params
+    page = _parse_positive(query.get("page"), 1, "VALIDATION_INVALID_PAGE", "page")
+    limit = _parse_positive(query.get("limit"), DEFAULT_LIMIT, "VALIDATION_INVALID_LIMIT", "limit")
+    if limit > ABSOLUTE_MAX_LIMIT:
+        raise ValidationFailed(
+            f"limit may be at most {ABSOLUTE_MAX_LIMIT}.",
+            code="VALIDATION_LIMIT_EXCEEDED",
+            details={"max_limit": ABSOLUTE_MAX_LIMIT, "requested": limit},
+        )
+    requested = "page" in query or "limit" in query
+    return PageParams(page=page, limit=min(limit, role_max_limit(user)), requested=requested)
+
+
+async def page_params(request: Request, user: CurrentUser) -> PageParams:
+    return parse_page_params(request, user)
+
+
+Pagination = Annotated[PageParams, Depends(page_params)]
+
+
+class PageMeta(BaseModel):
+    current_page: int
+    per_page: int
+    total: int
+    last_page: int
+    from_: int | None = Field(alias="from")
+    to: int | None
+
+
+class PageLinks(BaseModel):
+    first: str
+    last: str
+    prev: str | None
+    next: str | None
+
+
+class Page(BaseModel, Generic[T]):
+    """The envelope (spec 8.1). `meta` is snake_case, as the spec shows."""
+
+    data: list[T]
+    meta: PageMeta
+    links: PageLinks
+
+
+def build_page(items: list[Any], total: int, params: PageParams, request: Request) -> dict[str, Any]:
+    """The envelope as a plain dict (serialized by the route's response model)."""
+    last_page = max(1, math.ceil(total / params.limit))
+    first_index = params.offset + 1 if items else None
+    last_index = params.offset + len(items) if items else None
+
+    def link(page: int) -> str:
+        query = [
+            (key, value) for key, value in request.query_params.multi_items() if key not in ("page", "limit")
+        ]
+        query += [("page", str(page)), ("limit", str(params.limit))]
+        return f"{request.url.path}?{urlencode(query)}"
+
+    return {
+        "data": items,
+        "meta": {
+            "current_page": params.page,
+            "per_page": params.limit,
+            "total": total,
+            "last_page": last_page,
+            "from": first_index,
+            "to": last_index,
+        },
+        "links": {
+            "first": link(1),
+            "last": link(last_page),
+            "prev": link(params.page - 1) if params.page > 1 else None,
+            "next": link(params.page + 1) if params.page < last_page else None,
+        },
+    }

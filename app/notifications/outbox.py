@@ -1,0 +1,25 @@
+"""The transactional outbox: work that leaves the process is recorded in the transaction of the change
+that causes it, and delivered after commit by the worker (app.notifications.worker)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.core.clock import utc_now
+from app.core.db import on_commit
+from app.models import OutboxItem
+
+# Set by the app on every session it makes (sessionmaker info): wakes the worker after a commit.
+OUTBOX_WAKE = "outbox_wake"
+
+
+def enqueue(session: AsyncSession, kind: str, payload: dict[str, Any]) -> OutboxItem:
+    """Record one notification to deliver (`kind` names the worker's handler)."""
+    item = OutboxItem(kind=kind, payload=payload, status="pending", attempts=0, next_attempt_at=utc_now())
+    session.add(item)
+    wake = session.info.get(OUTBOX_WAKE)
+    if wake is not None:
+        on_commit(session, wake)
+    return item

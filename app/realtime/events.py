@@ -1,0 +1,38 @@
+"""Publishing real-time events: a row in the change's own transaction, delivered only after it commits.
+
+This is the interface the rest of the service uses; the hub (app.realtime.hub) delivers from the rows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.core.db import on_commit
+from app.models import Event
+
+# Set by the app on every session it makes (sessionmaker info): called with the committed event ids.
+EVENT_SINK = "event_sink"
+
+
+def messages_topic(claim_id: int) -> str:
+    return f"claims/{claim_id}/messages"
+
+
+def status_topic(claim_id: int) -> str:
+    return f"claims/{claim_id}/status"
+
+
+async def publish(session: AsyncSession, topic: str, payload: dict[str, Any]) -> Event:
+    """Record `payload` on `topic`; subscribers receive it once the transaction commits, never before."""
+    event = Event(topic=topic, payload=json.dumps(payload, separators=(",", ":"), ensure_ascii=False))
+    session.add(event)
+    await session.flush()
+    sink: Callable[[list[int]], None] | None = session.info.get(EVENT_SINK)
+    if sink is not None:
+        event_id = event.id
+        on_commit(session, lambda: sink([event_id]))
+    return event
