@@ -10,6 +10,7 @@ from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 
 from app.auth.router import router as auth_router
+from app.claims.router import router as claims_router
 from app.config import Settings, get_settings
 from app.core.cache import PageCache
 from app.core.db import create_engine, create_sessionmaker
@@ -18,9 +19,27 @@ from app.core.middleware import BodySizeLimitMiddleware, RequestIdMiddleware
 from app.core.security import PasswordHasher
 from app.core.storage import LocalStorage
 from app.health import router as health_router
+from app.inbound.router import router as inbound_router
+from app.messages.router import router as messages_router
+from app.notifications.lifecycle import worker_lifespan
+from app.notifications.router import router as notifications_router
+from app.products.router import router as products_router
+from app.realtime.lifecycle import hub_lifespan
+from app.realtime.router import router as realtime_router
 from app.users.router import router as users_router
 
-ROUTERS = (health_router, auth_router, users_router)
+# messages before claims: /api/claims/messages/{claimId} must not be read as /api/claims/{id}.
+ROUTERS = (
+    health_router,
+    auth_router,
+    users_router,
+    products_router,
+    messages_router,
+    claims_router,
+    notifications_router,
+    inbound_router,
+    realtime_router,
+)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -37,7 +56,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.storage = LocalStorage(settings.data_dir / "files")
         app.state.page_cache = PageCache(settings.cache_ttl)
         try:
-            yield
+            async with (
+                hub_lifespan(app, settings, session_hooks),
+                worker_lifespan(app, settings, session_hooks),
+            ):
+                yield
         finally:
             await engine.dispose()
 
