@@ -13,15 +13,7 @@ from app.core.clock import frozen_time
 from app.core.security import create_access_token
 from tests.conftest import TEST_SECRET
 from tests.factories.users import DEFAULT_PASSWORD, auth_headers, create_user
-
-
-def assert_error(response: httpx.Response, status: int, code: str) -> dict[str, object]:
-    assert response.status_code == status, response.text
-    body = response.json()
-    assert body["code"] == code
-    assert set(body) <= {"error", "message", "code", "details"}
-    assert body["error"] and body["message"]
-    return body
+from tests.helpers import assert_error
 
 
 async def login(client: httpx.AsyncClient, email: str, password: str = DEFAULT_PASSWORD) -> httpx.Response:

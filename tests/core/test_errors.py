@@ -10,8 +10,8 @@ from fastapi import FastAPI
 
 from app.core.db import SessionDep
 from app.models import User
-from tests.auth.test_router import assert_error
 from tests.factories.users import create_user
+from tests.helpers import assert_error
 
 
 async def test_unknown_route_and_wrong_method(client: httpx.AsyncClient) -> None:

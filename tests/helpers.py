@@ -1,0 +1,53 @@
+"""Assertions and probes shared by the tests of every domain."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import httpx
+from fastapi import FastAPI
+from sqlalchemy import event
+
+T = TypeVar("T")
+
+
+def assert_error(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
+    """The response is the contract's error body with this status and code; answers the body."""
+    assert response.status_code == status, response.text
+    body: dict[str, Any] = response.json()
+    assert body["code"] == code, body
+    assert set(body) <= {"error", "message", "code", "details"}, body
+    assert isinstance(body["error"], str) and isinstance(body["message"], str) and body["message"]
+    return body
+
+
+@contextmanager
+def count_queries(app: FastAPI) -> Iterator[list[str]]:
+    """Collects every SQL statement the app's engine runs inside the block (transaction control excluded)."""
+    statements: list[str] = []
+    engine = app.state.engine.sync_engine
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if not statement.lstrip().upper().startswith(("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")):
+            statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield statements
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+
+
+async def wait_for(probe: Callable[[], Awaitable[T]], *, timeout: float = 10.0, interval: float = 0.05) -> T:
+    """Polls `probe` until it returns something truthy, or fails after `timeout` seconds."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        result = await probe()
+        if result:
+            return result
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"gave up waiting after {timeout}s; last result: {result!r}")
+        await asyncio.sleep(interval)
