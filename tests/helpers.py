@@ -41,13 +41,13 @@ def count_queries(app: FastAPI) -> Iterator[list[str]]:
         event.remove(engine, "before_cursor_execute", record)
 
 
-async def wait_for(probe: Callable[[], Awaitable[T]], *, timeout: float = 10.0, interval: float = 0.05) -> T:
-    """Polls `probe` until it returns something truthy, or fails after `timeout` seconds."""
-    deadline = asyncio.get_running_loop().time() + timeout
+async def wait_for(probe: Callable[[], Awaitable[T]], *, within: float = 10.0, interval: float = 0.05) -> T:
+    """Polls `probe` until it returns something truthy, or fails after `within` seconds."""
+    deadline = asyncio.get_running_loop().time() + within
     while True:
         result = await probe()
         if result:
             return result
         if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"gave up waiting after {timeout}s; last result: {result!r}")
+            raise AssertionError(f"gave up waiting after {within}s; last result: {result!r}")
         await asyncio.sleep(interval)
