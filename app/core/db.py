@@ -58,7 +58,10 @@ def create_sessionmaker(
     engine: AsyncEngine, info: dict[str, Any] | None = None
 ) -> async_sessionmaker[AsyncSession]:
     """`info` is copied into every session: the hooks through which commits reach the hub and the worker."""
-    return async_sessionmaker(engine, expire_on_commit=False, autoflush=False, info=info or {})
+    # `is not None`: an empty dict filled in later by the lifespans must be the very dict sessions copy.
+    return async_sessionmaker(
+        engine, expire_on_commit=False, autoflush=False, info=info if info is not None else {}
+    )
 
 
 def on_commit(session: AsyncSession, callback: Callable[[], None]) -> None:
