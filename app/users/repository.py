@@ -1,20 +1,62 @@
 from __future__ import annotations
 
-from typing import Annotated
+from dataclasses import dataclass
+from typing import Annotated, Any
 
 from fastapi import Depends
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, String, cast, func, or_, select, true, union_all
 from sqlalchemy.exc import IntegrityError
 
+from app.core.cache import invalidate
 from app.core.repository import Repository
 from app.errors import Conflict
-from app.models import ROLE_USER, User
+from app.models import ROLE_ADMIN, ROLE_USER, Claim, Message, Product, Receipt, User
+
+USERS_SCOPE = "users:all"
+
+# The columns a list item shows (spec 2.5); lists select only these.
+LIST_COLUMNS = (
+    User.id,
+    User.email,
+    User.name,
+    User.roles,
+    User.notifications_enabled,
+    User.email_notifications_enabled,
+    User.created_at,
+)
 
 
 def normalize_roles(roles: list[str] | None) -> list[str]:
     """ROLE_USER always, then the others in a stable order, no duplicates."""
     extra = sorted({role for role in roles or [] if role != ROLE_USER})
     return [ROLE_USER, *extra]
+
+
+def has_role(role: str) -> ColumnElement[bool]:
+    """Users whose stored roles hold `role` (the JSON text holds it quoted, on SQLite and PostgreSQL)."""
+    if role == ROLE_USER:
+        return true()  # every user has ROLE_USER
+    return cast(User.roles, String).like(f'%"{role}"%')
+
+
+@dataclass(frozen=True)
+class UserFilter:
+    search: str | None = None
+    role: str | None = None
+
+    def conditions(self) -> list[ColumnElement[bool]]:
+        conditions: list[ColumnElement[bool]] = []
+        if self.search:
+            term = self.search.lower()
+            conditions.append(
+                or_(
+                    func.lower(User.name).contains(term, autoescape=True),
+                    func.lower(User.email).contains(term, autoescape=True),
+                )
+            )
+        if self.role:
+            conditions.append(has_role(self.role))
+        return conditions
 
 
 class UserRepository(Repository):
@@ -30,13 +72,72 @@ class UserRepository(Repository):
             raise email_taken()
         user = User(email=email.lower(), name=name, password_hash=password_hash, roles=normalize_roles(roles))
         self.session.add(user)
+        await self._flush_unique_email()
+        invalidate(self.session, USERS_SCOPE)
+        return user
+
+    async def _flush_unique_email(self) -> None:
         try:
-            # Flushed inside a savepoint so a concurrent registration of the same email is a 409, not a 500.
+            # Flushed inside a savepoint so a concurrent write of the same email is a 409, not a 500.
             async with self.session.begin_nested():
                 await self.session.flush()
         except IntegrityError:
             raise email_taken() from None
+
+    async def update(self, user: User, changes: dict[str, Any]) -> User:
+        """Apply `changes` (attribute -> value); a taken email is a 409."""
+        if "email" in changes:
+            changes["email"] = changes["email"].lower()
+            if changes["email"] != user.email:
+                other = await self.get_by_email(changes["email"])
+                if other is not None:
+                    raise email_taken()
+        if "roles" in changes:
+            changes["roles"] = normalize_roles(changes["roles"])
+        for name, value in changes.items():
+            setattr(user, name, value)
+        await self._flush_unique_email()
+        invalidate(self.session, USERS_SCOPE)
         return user
+
+    async def list_page(self, where: UserFilter, *, offset: int, limit: int) -> tuple[list[Any], int]:
+        """One page of list rows (newest first) and the number of matches: two queries."""
+        conditions = where.conditions()
+        total = await self.session.scalar(select(func.count()).select_from(User).where(*conditions))
+        rows = await self.session.execute(
+            select(*LIST_COLUMNS)
+            .where(*conditions)
+            .order_by(User.created_at.desc(), User.id.desc())
+            .offset(offset)
+            .limit(limit)
+        )
+        return list(rows.mappings()), total or 0
+
+    async def admin_ids_locked(self) -> list[int]:
+        """Ids of every admin, locked until the transaction ends (PostgreSQL), so two requests cannot each
+        remove one of the last two admins. SQLite serialises writers already."""
+        result = await self.session.scalars(select(User.id).where(has_role(ROLE_ADMIN)).with_for_update())
+        return list(result)
+
+    async def owned_file_keys(self, user_id: int) -> list[str]:
+        """Storage keys of the files that go with the user's account (receipts of their products,
+        attachments of their claims), in one query."""
+        own_products = select(Product.id).where(Product.owner_id == user_id)
+        own_claims = select(Claim.id).where(
+            or_(Claim.customer_id == user_id, Claim.product_id.in_(own_products))
+        )
+        receipts = select(Receipt.storage_key.label("key")).where(Receipt.product_id.in_(own_products))
+        attachments = select(Message.attachment_key.label("key")).where(
+            Message.claim_id.in_(own_claims), Message.attachment_key.is_not(None)
+        )
+        result = await self.session.scalars(union_all(receipts, attachments))
+        return [key for key in result if key]
+
+    async def delete(self, user: User) -> None:
+        """Delete the row; the foreign keys remove the rest (products, receipts, claims, messages, tokens)
+        and null the references that stay (supplier of other claims, sender of other messages)."""
+        await self.session.delete(user)
+        await self.session.flush()
 
 
 def email_taken() -> Conflict:

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
-from pydantic import Field, field_serializer
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, Field, StrictBool, field_serializer
 
 from app.core.schemas import Email, Password, RequestModel, ResponseModel, UtcDateTime
 from app.users.repository import normalize_roles
@@ -45,3 +47,56 @@ class UserRegister(RequestModel):
     email: Email
     password: Password
     name: str = Field(min_length=1, max_length=255)
+
+
+Role = Literal["ROLE_USER", "ROLE_SUPPLIER", "ROLE_ADMIN"]
+OptionalText = Annotated[str | None, AfterValidator(lambda value: value or None)]
+
+
+class UserPatch(RequestModel):
+    """The fields a user may change on their own account (spec 4.5); only the ones sent change.
+    Address fields may be set to null (or "") to clear them."""
+
+    name: str = Field(default=None, min_length=1, max_length=255)  # type: ignore[assignment]
+    street: OptionalText = Field(default=None, max_length=255)
+    postal_code: OptionalText = Field(default=None, max_length=32)
+    city: OptionalText = Field(default=None, max_length=100)
+    country: OptionalText = Field(default=None, max_length=100)
+    notifications_enabled: StrictBool = None  # type: ignore[assignment]
+    email_notifications_enabled: StrictBool = None  # type: ignore[assignment]
+
+    def changes(self) -> dict[str, Any]:
+        """attribute -> new value, for the fields the client sent."""
+        return {name: getattr(self, name) for name in self.model_fields_set}
+
+
+class AdminUserPatch(UserPatch):
+    """An admin may also change `roles` and `email`."""
+
+    roles: list[Role] = None  # type: ignore[assignment]
+    email: Email = None  # type: ignore[assignment]
+
+
+ADMIN_ONLY_FIELDS = ("roles", "email")
+
+
+class UserCreate(UserRegister):
+    roles: list[Role] | None = None
+
+
+class UsersMeta(ResponseModel):
+    current_page: int
+    total_pages: int
+    total_items: int
+    items_per_page: int
+
+
+class UsersPage(ResponseModel):
+    """`GET /api/users` (spec 4.5): its own meta shape, camelCase."""
+
+    data: list[UserListItem]
+    meta: UsersMeta
+
+
+class ProfilePictureOut(ResponseModel):
+    profile_picture: str

@@ -1,0 +1,62 @@
+"""Profile pictures: stored under one storage folder; the user row keeps the generated file name, which is
+also the last segment of the picture's public path."""
+
+from __future__ import annotations
+
+import re
+
+from fastapi import UploadFile
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.config import Settings
+from app.core.cache import invalidate
+from app.core.files import KINDS, FileKind, check_file
+from app.core.storage import Storage, delete_after_commit
+from app.errors import NotFound
+from app.models import User
+from app.users.repository import USERS_SCOPE
+
+FOLDER = "avatars"
+ALLOWED = {"jpg", "png", "gif", "webp"}
+# Exactly what `Storage.save` generates: nothing else ever reaches the file system.
+_FILENAME = re.compile(r"^[a-f0-9]{32}\.(jpg|png|gif|webp)$")
+# Clients that do not know the type send these; then the bytes alone decide.
+_GENERIC_MIMES = {"", "application/octet-stream", "binary/octet-stream"}
+
+
+def picture_key(filename: str) -> str:
+    return f"{FOLDER}/{filename}"
+
+
+def picture_kind(filename: str) -> FileKind:
+    """The kind of a requested picture by its name; 404 for any name this service cannot have made."""
+    match = _FILENAME.match(filename)
+    if match is None:
+        raise NotFound("No such profile picture.")
+    return KINDS[match.group(1)]
+
+
+async def replace_picture(
+    session: AsyncSession, storage: Storage, settings: Settings, user: User, upload: UploadFile
+) -> str:
+    """Check and store the upload as the user's picture; the previous file goes once this commits.
+    Answers the new file name."""
+    # One byte over the limit is enough to know it is too large.
+    data = await upload.read(settings.max_profile_picture_size + 1)
+    file_name = upload.filename if upload.filename and "." in upload.filename else None
+    mime = (upload.content_type or "").split(";")[0].strip().lower()
+    kind = await check_file(
+        data,
+        allowed=ALLOWED,
+        max_size=settings.max_profile_picture_size,
+        max_pixels=settings.max_image_pixels,
+        file_name=file_name,
+        declared_mime=None if mime in _GENERIC_MIMES else mime,
+    )
+    key = await storage.save(FOLDER, data, kind.extension)
+    previous = user.profile_picture
+    user.profile_picture = key.removeprefix(f"{FOLDER}/")
+    invalidate(session, USERS_SCOPE)
+    if previous:
+        delete_after_commit(session, storage, [picture_key(previous)])
+    return user.profile_picture

@@ -1,0 +1,50 @@
+"""The rules of changing and deleting accounts: the last admin stays, a deleted account takes its data
+(and files) with it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.core.cache import EVERYTHING, invalidate
+from app.core.storage import Storage, delete_after_commit
+from app.errors import Conflict, ValidationFailed
+from app.models import ROLE_ADMIN, User
+from app.users.pictures import picture_key
+from app.users.repository import UserRepository
+from app.users.schemas import ADMIN_ONLY_FIELDS, AdminUserPatch
+
+
+def last_admin() -> Conflict:
+    return Conflict("This is the last admin account; make another user admin first.", code="LAST_ADMIN")
+
+
+async def ensure_not_last_admin(users: UserRepository, user: User) -> None:
+    """409 LAST_ADMIN when `user` is the only admin left."""
+    if user.is_admin and set(await users.admin_ids_locked()) <= {user.id}:
+        raise last_admin()
+
+
+async def update_user(target: User, body: AdminUserPatch, *, caller: User, users: UserRepository) -> User:
+    """Apply a PATCH. Only admins may send `roles` and `email` (to others they are unknown fields)."""
+    changes: dict[str, Any] = body.changes()
+    if ROLE_ADMIN not in caller.effective_roles:
+        refused = [name for name in ADMIN_ONLY_FIELDS if name in changes]
+        if refused:
+            fields = {name: "unknown field" for name in refused}
+            raise ValidationFailed(f"Invalid input: {refused[0]}: unknown field", details={"fields": fields})
+    if "roles" in changes and ROLE_ADMIN not in changes["roles"]:
+        await ensure_not_last_admin(users, target)
+    return await users.update(target, changes)
+
+
+async def delete_user(user: User, *, users: UserRepository, storage: Storage) -> None:
+    """Delete the account with everything spec 4.5 lists; its files go once the deletion commits.
+    Claims it supplies keep going without a supplier; its messages in other people's claims stay."""
+    await ensure_not_last_admin(users, user)
+    keys = await users.owned_file_keys(user.id)
+    if user.profile_picture:
+        keys.append(picture_key(user.profile_picture))
+    await users.delete(user)
+    # Their products, claims and messages vanish from every list, and names on other pages change.
+    invalidate(users.session, EVERYTHING)
+    delete_after_commit(users.session, storage, keys)
