@@ -55,6 +55,44 @@ async def _create_user(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _worker(_args: argparse.Namespace) -> int:
+    import signal
+
+    from app.core.db import create_engine, create_sessionmaker
+    from app.notifications.delivery import build_worker
+    from app.notifications.outbox import OUTBOX_WAKE
+
+    settings = get_settings()
+    engine = create_engine(settings)
+    hooks: dict[str, object] = {}
+    worker = build_worker(settings, create_sessionmaker(engine, hooks))
+    hooks[OUTBOX_WAKE] = worker.wake
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, worker.stop)
+    print("outbox worker running; Ctrl-C stops it", file=sys.stderr)
+    try:
+        await worker.run_forever()
+    finally:
+        await engine.dispose()
+    return 0
+
+
+async def _send_expiry_alerts(_args: argparse.Namespace) -> int:
+    from app.core.db import create_engine, create_sessionmaker
+    from app.notifications.expiry import send_expiry_alerts
+
+    settings = get_settings()
+    engine = create_engine(settings)
+    try:
+        alerted = await send_expiry_alerts(create_sessionmaker(engine), settings)
+    finally:
+        await engine.dispose()
+    # Enqueued only: a running worker (in the app or `warranty worker`) sends them.
+    print(f"expiry alerts recorded for {alerted} product(s)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="warranty", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -75,6 +113,16 @@ def build_parser() -> argparse.ArgumentParser:
     create_user.add_argument("--name", required=True)
     create_user.add_argument("--role", action="append", choices=ROLES, default=[], help="may repeat")
     create_user.set_defaults(run=lambda args: asyncio.run(_create_user(args)))
+
+    worker = commands.add_parser(
+        "worker", help="deliver queued emails and pushes (and the daily expiry alerts)"
+    )
+    worker.set_defaults(run=lambda args: asyncio.run(_worker(args)))
+
+    expiry = commands.add_parser(
+        "send-expiry-alerts", help="queue today's warranty expiry alerts (idempotent)"
+    )
+    expiry.set_defaults(run=lambda args: asyncio.run(_send_expiry_alerts(args)))
     return parser
 
 

@@ -4,9 +4,18 @@ from fastapi import APIRouter, Response, status
 
 from app.auth import service
 from app.auth.dependencies import CurrentClaims, CurrentUser
-from app.auth.schemas import LoginRequest, LoginResponse, PasswordChange, RefreshRequest, TokenPair
+from app.auth.schemas import (
+    LoginRequest,
+    LoginResponse,
+    PasswordChange,
+    PasswordForgot,
+    PasswordReset,
+    RefreshRequest,
+    TokenPair,
+)
 from app.auth.tokens import RefreshTokenRepo
 from app.config import Settings
+from app.core.db import SessionDep
 from app.core.deps import ClientAddress, HasherDep, SettingsDep
 from app.core.openapi import errors
 from app.models import User
@@ -111,4 +120,25 @@ async def change_password(
         claims.session_family,
         hasher=hasher,
         refresh_tokens=refresh_tokens,
+    )
+
+
+@router.post("/password/forgot", status_code=status.HTTP_202_ACCEPTED, responses=errors(400))
+async def forgot_password(body: PasswordForgot, session: SessionDep) -> Response:
+    """Ask for a password reset link by email. Always 202, whether or not the address has an account (so
+    the answer reveals nothing); the email, when there is an account, carries a link to
+    `{frontend_url}/reset-password?token=...` valid for `WARRANTY_PASSWORD_RESET_TTL` seconds (1 hour)."""
+    service.forgot_password(session, body.email)
+    return Response(status_code=status.HTTP_202_ACCEPTED)
+
+
+@router.post("/password/reset", status_code=status.HTTP_204_NO_CONTENT, responses=errors(400))
+async def reset_password(
+    body: PasswordReset, hasher: HasherDep, users: UserRepo, refresh_tokens: RefreshTokenRepo
+) -> None:
+    """Set a new password with the token from a reset email. The token works once and for one hour; an
+    unknown, expired or used token is 400 VALIDATION_FAILED on `token`. Every sign-in of the user ends
+    (refresh tokens revoked) and the user's other reset links stop working."""
+    await service.reset_password(
+        body.token, body.password, hasher=hasher, users=users, refresh_tokens=refresh_tokens
     )

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from app.core.schemas import Password, RequestModel, ResponseModel
+from app.core.schemas import Email, Password, RequestModel, ResponseModel
 from app.users.schemas import UserSummary
 
 
@@ -28,3 +28,12 @@ class RefreshRequest(RequestModel):
 class PasswordChange(RequestModel):
     current_password: str = Field(max_length=4096)
     new_password: Password
+
+
+class PasswordForgot(RequestModel):
+    email: Email
+
+
+class PasswordReset(RequestModel):
+    token: str = Field(min_length=1, max_length=512)
+    password: Password

@@ -1,16 +1,22 @@
-"""Sign-in, token refresh, registration and password change."""
+"""Sign-in, token refresh, registration, password change and password reset."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth.throttle import LoginThrottle
 from app.auth.tokens import RefreshTokenRepository
 from app.config import Settings
+from app.core.clock import utc_now
 from app.core.db import keep_on_error
-from app.core.security import PasswordHasher, create_access_token
+from app.core.security import PasswordHasher, create_access_token, hash_token, new_opaque_token
 from app.errors import Forbidden, Unauthorized, ValidationFailed
-from app.models import User
+from app.models import PasswordResetToken, User
+from app.notifications.outbox import enqueue
 from app.users.repository import UserRepository, normalize_roles
 
 
@@ -83,3 +89,59 @@ async def change_password(
         raise ValidationFailed.field("currentPassword", "is not the current password")
     user.password_hash = await hasher.hash(new_password)
     await refresh_tokens.revoke_all_for_user(user.id, keep_family=keep_family)
+
+
+# Password reset. The request only records "send a reset link to this address" (the same work whether or
+# not the address has an account: no enumeration, by answer or by timing); the worker looks the account up
+# and mints the token when it sends the email, so the raw token is never stored, not even in the outbox.
+PASSWORD_RESET_EMAIL = "email.password_reset"
+
+
+def forgot_password(session: AsyncSession, email: str) -> None:
+    enqueue(session, PASSWORD_RESET_EMAIL, {"email": email.strip().lower()})
+
+
+async def issue_reset_token(session: AsyncSession, user_id: int, settings: Settings) -> str:
+    """A new single-use reset token for `user_id` (returned in clear once; stored hashed)."""
+    raw = new_opaque_token()
+    expires_at = utc_now() + timedelta(seconds=settings.password_reset_ttl)
+    session.add(PasswordResetToken(user_id=user_id, token_hash=hash_token(raw), expires_at=expires_at))
+    await session.flush()
+    return raw
+
+
+async def reset_password(
+    raw: str,
+    new_password: str,
+    *,
+    hasher: PasswordHasher,
+    users: UserRepository,
+    refresh_tokens: RefreshTokenRepository,
+) -> None:
+    """Spend a reset token: set the password, end every sign-in, void the user's other reset links."""
+    session, now = users.session, utc_now()
+    token = await session.scalar(
+        select(PasswordResetToken).where(PasswordResetToken.token_hash == hash_token(raw))
+    )
+    if token is None or token.used_at is not None or token.expires_at <= now:
+        raise _bad_reset_token()
+    # Conditional update: of two concurrent uses of one token, exactly one wins.
+    spent = await session.execute(
+        update(PasswordResetToken)
+        .where(PasswordResetToken.id == token.id, PasswordResetToken.used_at.is_(None))
+        .values(used_at=now)
+    )
+    user = await users.get(token.user_id)
+    if spent.rowcount != 1 or user is None:  # type: ignore[attr-defined]
+        raise _bad_reset_token()
+    user.password_hash = await hasher.hash(new_password)
+    await session.execute(
+        update(PasswordResetToken)
+        .where(PasswordResetToken.user_id == user.id, PasswordResetToken.used_at.is_(None))
+        .values(used_at=now)
+    )
+    await refresh_tokens.revoke_all_for_user(user.id)
+
+
+def _bad_reset_token() -> ValidationFailed:
+    return ValidationFailed.field("token", "is not valid: it is unknown, expired or already used")

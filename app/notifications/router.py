@@ -1,5 +1,76 @@
+"""Device tokens (each user's own) and the admin view of the notification outbox."""
+
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Literal
+from urllib.parse import quote
+
+from fastapi import APIRouter, Query, Request, Response, status
+
+from app.auth.dependencies import AdminUser, CurrentUser
+from app.core.openapi import errors
+from app.core.pagination import Page, Pagination, build_page
+from app.models import DeviceToken, OutboxItem
+from app.notifications.repository import DeviceTokenRepo, OutboxRepo
+from app.notifications.schemas import DeviceTokenIn, DeviceTokenOut, NotificationItem
 
 router = APIRouter(prefix="/api", tags=["notifications"])
+
+
+@router.post(
+    "/device-tokens",
+    status_code=status.HTTP_201_CREATED,
+    response_model=DeviceTokenOut,
+    responses=errors(400, 401),
+)
+async def register_device_token(
+    body: DeviceTokenIn, user: CurrentUser, tokens: DeviceTokenRepo, response: Response
+) -> DeviceToken:
+    """Register a device for push notifications. Registering a token that is already known (this user's or
+    another's: the device changed hands) moves it to the caller. Always 201."""
+    token = await tokens.register(user.id, body.token, body.platform)
+    response.headers["Location"] = f"/api/device-tokens/{quote(token.token, safe='')}"
+    return token
+
+
+@router.get("/device-tokens", response_model=list[DeviceTokenOut], responses=errors(401))
+async def list_device_tokens(user: CurrentUser, tokens: DeviceTokenRepo) -> list[DeviceToken]:
+    """The caller's registered devices, oldest first."""
+    return await tokens.list_for(user.id)
+
+
+@router.delete(
+    "/device-tokens/{token:path}", status_code=status.HTTP_204_NO_CONTENT, responses=errors(401, 404)
+)
+async def delete_device_token(token: str, user: CurrentUser, tokens: DeviceTokenRepo) -> None:
+    """Stop pushing to a device (URL-encode the token). Only the caller's own tokens; others are 404."""
+    await tokens.remove(user.id, token)
+
+
+@router.get("/admin/notifications", response_model=Page[NotificationItem], responses=errors(400, 401, 403))
+async def list_notifications(
+    request: Request,
+    _admin: AdminUser,
+    page: Pagination,
+    outbox: OutboxRepo,
+    status: Literal["pending", "done", "failed"] | None = Query(
+        default=None, description="Only notifications in this state (all when absent)."
+    ),
+) -> dict[str, object]:
+    """The notification outbox, newest first, always paged (envelope). `?status=failed` lists what failed
+    every attempt; retry those with `POST /api/admin/notifications/{id}/retry`. Not cached: the worker
+    changes it all the time."""
+    items, total = await outbox.page(status, page.limit, page.offset)
+    data = [NotificationItem.model_validate(item) for item in items]
+    return build_page(data, total, page, request)
+
+
+@router.post(
+    "/admin/notifications/{item_id}/retry",
+    response_model=NotificationItem,
+    responses=errors(401, 403, 404, 409),
+)
+async def retry_notification(item_id: int, _admin: AdminUser, outbox: OutboxRepo) -> OutboxItem:
+    """Give a failed notification a fresh series of attempts, starting now. 409 NOTIFICATION_NOT_FAILED
+    for one that is pending or done."""
+    return await outbox.retry(item_id)

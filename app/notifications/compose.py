@@ -1,0 +1,137 @@
+"""What a claim notification says, loaded from the database by id at send time. Each function answers
+None when there is nothing to send any more (the message, claim or recipient is gone, or the recipient
+switched that channel off since)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.config import Settings
+from app.core.storage import Storage
+from app.errors import NotFound
+from app.models import Claim, Message, Product, User
+from app.notifications.email import Attachment, Email
+from app.notifications.push import PushNotification
+from app.notifications.render import render
+
+log = logging.getLogger(__name__)
+
+STATUS_LABELS = {"open": "Open", "in_progress": "In progress", "resolved": "Resolved", "closed": "Closed"}
+DELETED_USER = "Deleted user"
+DASH = "\u2013"  # an en dash between claim and product in subjects
+
+
+@dataclass
+class ClaimContext:
+    claim: Claim
+    product: Product
+    recipient: User
+
+    def link(self, settings: Settings) -> str:
+        return f"{settings.frontend_url.rstrip('/')}/claims/{self.claim.id}"
+
+
+async def claim_context(session: AsyncSession, claim_id: int, recipient_id: int) -> ClaimContext | None:
+    claim = await session.get(Claim, claim_id)
+    recipient = await session.get(User, recipient_id)
+    if claim is None or recipient is None:
+        return None
+    product = await session.get(Product, claim.product_id)
+    return ClaimContext(claim, product, recipient) if product is not None else None
+
+
+async def _message_context(
+    session: AsyncSession, message_id: int, recipient_id: int
+) -> tuple[Message, str, ClaimContext] | None:
+    message = await session.get(Message, message_id)
+    if message is None:
+        return None
+    context = await claim_context(session, message.claim_id, recipient_id)
+    if context is None:
+        return None
+    sender = await session.get(User, message.sender_id) if message.sender_id is not None else None
+    return message, sender.name if sender else DELETED_USER, context
+
+
+async def _attachment(message: Message, storage: Storage) -> list[Attachment]:
+    if not message.attachment_key:
+        return []
+    try:
+        data = await storage.read(message.attachment_key)
+    except NotFound:
+        log.warning("attachment of message %s is gone; emailing without it", message.id)
+        return []
+    name = message.attachment_name or "attachment"
+    return [Attachment(name, message.attachment_mime or "application/octet-stream", data)]
+
+
+async def message_email(
+    session: AsyncSession, payload: dict[str, int], settings: Settings, storage: Storage
+) -> Email | None:
+    loaded = await _message_context(session, payload["messageId"], payload["recipientId"])
+    if loaded is None or not loaded[2].recipient.email_notifications_enabled:
+        return None
+    message, sender, context = loaded
+    subject = f"New message on your claim #{context.claim.id} {DASH} {context.product.name}"
+    attachments = await _attachment(message, storage)
+    attachment_line = f"Attached: {attachments[0].filename}" if attachments else ""
+    text, html = render(
+        "claim_message",
+        subject,
+        sender=sender,
+        claim_id=context.claim.id,
+        product=context.product.name,
+        body=message.body,
+        attachment_line=attachment_line,
+        link=context.link(settings),
+    )
+    return Email(context.recipient.email, subject, text, html, context.claim.id, attachments)
+
+
+async def message_push(session: AsyncSession, payload: dict[str, int]) -> tuple[int, PushNotification] | None:
+    loaded = await _message_context(session, payload["messageId"], payload["recipientId"])
+    if loaded is None or not loaded[2].recipient.notifications_enabled:
+        return None
+    message, sender, context = loaded
+    preview = message.body if len(message.body) <= 140 else message.body[:139] + "…"
+    notification = PushNotification(
+        title=f"{sender} {DASH} claim #{context.claim.id} ({context.product.name})",
+        message=preview or "Sent an attachment",
+        data={"type": "new_message", "claimId": context.claim.id, "messageId": str(message.id)},
+    )
+    return context.recipient.id, notification
+
+
+async def status_email(session: AsyncSession, payload: dict[str, object], settings: Settings) -> Email | None:
+    context = await claim_context(session, int(str(payload["claimId"])), int(str(payload["recipientId"])))
+    if context is None or not context.recipient.email_notifications_enabled:
+        return None
+    status = STATUS_LABELS.get(str(payload["status"]), str(payload["status"]))
+    subject = f"Your claim #{context.claim.id} {DASH} {context.product.name} is now {status}"
+    text, html = render(
+        "claim_status",
+        subject,
+        claim_id=context.claim.id,
+        product=context.product.name,
+        status=status,
+        link=context.link(settings),
+    )
+    return Email(context.recipient.email, subject, text, html, context.claim.id)
+
+
+async def status_push(
+    session: AsyncSession, payload: dict[str, object]
+) -> tuple[int, PushNotification] | None:
+    context = await claim_context(session, int(str(payload["claimId"])), int(str(payload["recipientId"])))
+    if context is None or not context.recipient.notifications_enabled:
+        return None
+    status = STATUS_LABELS.get(str(payload["status"]), str(payload["status"]))
+    notification = PushNotification(
+        title=f"Claim #{context.claim.id} ({context.product.name})",
+        message=f"Status: {status}",
+        data={"type": "status_update", "claimId": context.claim.id, "status": str(payload["status"])},
+    )
+    return context.recipient.id, notification

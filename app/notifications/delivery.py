@@ -1,0 +1,128 @@
+"""The worker's handlers, one per outbox kind: load what the notification needs by id (a short session of
+its own), then send outside any transaction. Nothing left to send (the row's subject is gone) is success."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from sqlalchemy import delete, select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.auth.service import PASSWORD_RESET_EMAIL, issue_reset_token
+from app.config import Settings
+from app.core.storage import LocalStorage, Storage
+from app.models import DeviceToken, User
+from app.notifications import compose, expiry
+from app.notifications.email import Email, MailSender, build_message, mail_sender
+from app.notifications.push import PushNotification, PushSender, PushTarget, push_sender
+from app.notifications.render import render
+from app.notifications.worker import Handler, OutboxWorker
+from app.users.repository import UserRepository
+
+EmailComposer = Callable[[AsyncSession, dict[str, Any]], Awaitable[Email | None]]
+PushComposer = Callable[[AsyncSession, dict[str, Any]], Awaitable[tuple[int, PushNotification] | None]]
+
+
+class Delivery:
+    def __init__(
+        self,
+        settings: Settings,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        storage: Storage,
+        mailer: MailSender,
+        pusher: PushSender,
+    ) -> None:
+        self.settings = settings
+        self.sessionmaker = sessionmaker
+        self.storage = storage
+        self.mailer = mailer
+        self.pusher = pusher
+
+    def handlers(self) -> dict[str, Handler]:
+        settings, storage = self.settings, self.storage
+        return {
+            "email.claim_message": self._email(lambda s, p: compose.message_email(s, p, settings, storage)),
+            "push.claim_message": self._push(compose.message_push),
+            "email.claim_status": self._email(lambda s, p: compose.status_email(s, p, settings)),
+            "push.claim_status": self._push(compose.status_push),
+            "email.expiry_alert": self._email(lambda s, p: expiry.expiry_email(s, p, settings)),
+            "push.expiry_alert": self._push(expiry.expiry_push),
+            PASSWORD_RESET_EMAIL: self._password_reset,
+        }
+
+    def _email(self, composer: EmailComposer) -> Handler:
+        async def handle(payload: dict[str, Any]) -> None:
+            async with self.sessionmaker() as session:
+                email = await composer(session, payload)
+            if email is not None:
+                await self.mailer.send(build_message(email, self.settings))
+
+        return handle
+
+    def _push(self, composer: PushComposer) -> Handler:
+        async def handle(payload: dict[str, Any]) -> None:
+            async with self.sessionmaker() as session:
+                found = await composer(session, payload)
+                if found is None:
+                    return
+                user_id, notification = found
+                rows = await session.execute(
+                    select(DeviceToken.token, DeviceToken.platform).where(DeviceToken.user_id == user_id)
+                )
+                targets = [PushTarget(token, platform) for token, platform in rows]
+            if targets:
+                invalid = await self.pusher.send(targets, notification)
+                await self._forget_tokens(user_id, invalid)
+
+        return handle
+
+    async def _forget_tokens(self, user_id: int, tokens: set[str]) -> None:
+        if not tokens:
+            return
+        async with self.sessionmaker() as session, session.begin():
+            await session.execute(
+                delete(DeviceToken).where(DeviceToken.user_id == user_id, DeviceToken.token.in_(tokens))
+            )
+
+    async def _password_reset(self, payload: dict[str, Any]) -> None:
+        """Sent whatever the user's email setting. The token is minted here, at send time: a retry after a
+        failed send mints another (the unsent one simply expires unused)."""
+        async with self.sessionmaker() as session, session.begin():
+            user = await UserRepository(session).get_by_email(str(payload["email"]))
+            if user is None:
+                return  # no account: nothing to send, and the caller was told nothing either
+            raw = await issue_reset_token(session, user.id, self.settings)
+        await self.mailer.send(build_message(reset_email(user, raw, self.settings), self.settings))
+
+
+def reset_email(user: User, raw_token: str, settings: Settings) -> Email:
+    subject = "Reset your Warranty password"
+    minutes = max(1, settings.password_reset_ttl // 60)
+    valid_for = f"{minutes // 60} hour(s)" if minutes % 60 == 0 else f"{minutes} minutes"
+    link = f"{settings.frontend_url.rstrip('/')}/reset-password?token={raw_token}"
+    text, html = render("password_reset", subject, name=user.name, link=link, valid_for=valid_for)
+    return Email(user.email, subject, text, html)
+
+
+def build_worker(
+    settings: Settings,
+    sessionmaker: async_sessionmaker[AsyncSession],
+    storage: Storage | None = None,
+    *,
+    mailer: MailSender | None = None,
+    pusher: PushSender | None = None,
+) -> OutboxWorker:
+    """The worker with the configured senders (tests may pass their own)."""
+    delivery = Delivery(
+        settings,
+        sessionmaker,
+        storage or LocalStorage(settings.data_dir / "files"),
+        mailer or mail_sender(settings),
+        pusher or push_sender(settings),
+    )
+
+    async def daily() -> None:
+        await expiry.send_expiry_alerts(sessionmaker, settings)
+
+    return OutboxWorker(settings, sessionmaker, delivery.handlers(), daily=daily)

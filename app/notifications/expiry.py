@@ -1,0 +1,163 @@
+"""Warranty expiry alerts: `warranty send-expiry-alerts`, and once a day inside the worker.
+
+Each (product, threshold, expiry date) is alerted exactly once however often the job runs, restarts or
+overlaps: the alert row's composite primary key decides, inserted with ON CONFLICT DO NOTHING in the same
+transaction that enqueues the email and push. Editing a product's dates changes its expiry date, so the
+key is new and the alerts are re-armed.
+
+A product already inside several thresholds when first seen (say 5 days left with thresholds 30 and 7) is
+alerted once, for the smallest threshold; the larger ones are recorded as covered, never sent late.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.config import Settings
+from app.core.clock import utc_now, utc_today
+from app.models import ExpiryAlert, Product, User
+from app.notifications.email import Email
+from app.notifications.outbox import enqueue
+from app.notifications.push import PushNotification
+from app.notifications.render import render
+
+CHUNK = 500
+
+
+async def send_expiry_alerts(sessionmaker: async_sessionmaker[AsyncSession], settings: Settings) -> int:
+    """Record and enqueue every alert due today; answers how many products were alerted."""
+    thresholds = settings.expiry_thresholds
+    if not thresholds:
+        return 0
+    today = utc_today()
+    alerted, after_id = 0, 0
+    while True:
+        async with sessionmaker() as session, session.begin():
+            rows = await _expiring(session, today, max(thresholds), after_id)
+            if not rows:
+                return alerted
+            alerted += await _alert(session, rows, thresholds, today)
+        after_id = rows[-1].id
+
+
+async def _expiring(session: AsyncSession, today: date, horizon: int, after_id: int) -> list[Any]:
+    statement = (
+        select(
+            Product.id,
+            Product.warranty_expires_on,
+            User.id.label("owner_id"),
+            User.notifications_enabled,
+            User.email_notifications_enabled,
+        )
+        .join(User, User.id == Product.owner_id)
+        .where(
+            Product.id > after_id,
+            Product.warranty_expires_on >= today,
+            Product.warranty_expires_on <= today + timedelta(days=horizon),
+        )
+        .order_by(Product.id)
+        .limit(CHUNK)
+    )
+    return list((await session.execute(statement)).all())
+
+
+async def _alert(session: AsyncSession, rows: list[Any], thresholds: list[int], today: date) -> int:
+    wanted: list[dict[str, Any]] = []
+    smallest: dict[int, int] = {}
+    for row in rows:
+        days_left = (row.warranty_expires_on - today).days
+        applicable = [threshold for threshold in thresholds if days_left <= threshold]
+        smallest[row.id] = min(applicable)
+        wanted += [
+            {
+                "product_id": row.id,
+                "threshold_days": t,
+                "expires_on": row.warranty_expires_on,
+                "created_at": utc_now(),
+            }
+            for t in applicable
+        ]
+    inserted = await _insert_new(session, wanted)
+    alerted = 0
+    for row in rows:
+        if (row.id, smallest[row.id]) not in inserted:
+            continue  # already alerted for this threshold and date (by an earlier or concurrent run)
+        payload = {
+            "productId": row.id,
+            "thresholdDays": smallest[row.id],
+            "expiresOn": row.warranty_expires_on.isoformat(),
+            "recipientId": row.owner_id,
+        }
+        if row.email_notifications_enabled:
+            enqueue(session, "email.expiry_alert", payload)
+        if row.notifications_enabled:
+            enqueue(session, "push.expiry_alert", payload)
+        alerted += 1
+    return alerted
+
+
+async def _insert_new(session: AsyncSession, values: list[dict[str, Any]]) -> set[tuple[int, int]]:
+    """Insert the alert rows that do not exist yet; answers (product, threshold) of those inserted."""
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    statement = (
+        dialect.insert(ExpiryAlert)
+        .values(values)
+        .on_conflict_do_nothing()
+        .returning(ExpiryAlert.product_id, ExpiryAlert.threshold_days)
+    )
+    return {(row.product_id, row.threshold_days) for row in await session.execute(statement)}
+
+
+def _days_left(expires_on: date, today: date) -> str:
+    days = (expires_on - today).days
+    return "today" if days == 0 else "tomorrow" if days == 1 else f"in {days} days"
+
+
+async def _product_and_owner(session: AsyncSession, payload: dict[str, Any]) -> tuple[Product, User] | None:
+    """None when the alert is stale: product or owner gone, dates edited since, or already expired."""
+    product = await session.get(Product, int(payload["productId"]))
+    owner = await session.get(User, int(payload["recipientId"]))
+    if product is None or owner is None or product.owner_id != owner.id:
+        return None
+    expires_on = product.warranty_expires_on
+    if expires_on.isoformat() != payload["expiresOn"] or expires_on < utc_today():
+        return None
+    return product, owner
+
+
+async def expiry_email(session: AsyncSession, payload: dict[str, Any], settings: Settings) -> Email | None:
+    loaded = await _product_and_owner(session, payload)
+    if loaded is None or not loaded[1].email_notifications_enabled:
+        return None
+    product, owner = loaded
+    days_left = _days_left(product.warranty_expires_on, utc_today())
+    subject = f"The warranty of {product.name} expires {days_left}"
+    text, html = render(
+        "expiry_alert",
+        subject,
+        name=owner.name,
+        product=product.name,
+        expires_on=product.warranty_expires_on.isoformat(),
+        days_left=days_left,
+        link=f"{settings.frontend_url.rstrip('/')}/products/{product.id}",
+    )
+    return Email(owner.email, subject, text, html)
+
+
+async def expiry_push(session: AsyncSession, payload: dict[str, Any]) -> tuple[int, PushNotification] | None:
+    loaded = await _product_and_owner(session, payload)
+    if loaded is None or not loaded[1].notifications_enabled:
+        return None
+    product, owner = loaded
+    days_left = _days_left(product.warranty_expires_on, utc_today())
+    notification = PushNotification(
+        title="Warranty expiring",
+        message=f"The warranty of {product.name} expires {days_left}.",
+        data={"type": "warranty_expiring", "productId": product.id, "expiresOn": payload["expiresOn"]},
+    )
+    return owner.id, notification

@@ -1,0 +1,91 @@
+"""Device tokens (per user) and the outbox as an admin sees it."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.exc import IntegrityError
+
+from app.core.clock import utc_now
+from app.core.db import on_commit
+from app.core.repository import Repository
+from app.errors import Conflict, NotFound
+from app.models import DeviceToken, OutboxItem
+from app.notifications.outbox import OUTBOX_WAKE
+
+
+class DeviceTokenRepository(Repository):
+    async def register(self, user_id: int, token: str, platform: str) -> DeviceToken:
+        """Register `token` for `user_id`; a token already known (maybe another user's: the device changed
+        hands) moves to this user."""
+        existing = await self._get(token)
+        if existing is None:
+            try:
+                # A savepoint: a concurrent registration of the same token turns into a move, not a 500.
+                async with self.session.begin_nested():
+                    self.session.add(DeviceToken(token=token, user_id=user_id, platform=platform))
+                    await self.session.flush()
+            except IntegrityError:
+                existing = await self._get(token)
+        if existing is not None:
+            await self.session.execute(
+                update(DeviceToken)
+                .where(DeviceToken.id == existing.id)
+                .values(user_id=user_id, platform=platform, created_at=utc_now())
+            )
+        row = await self._get(token)
+        assert row is not None
+        await self.session.refresh(row)
+        return row
+
+    async def _get(self, token: str) -> DeviceToken | None:
+        return await self.session.scalar(select(DeviceToken).where(DeviceToken.token == token))
+
+    async def list_for(self, user_id: int) -> list[DeviceToken]:
+        statement = select(DeviceToken).where(DeviceToken.user_id == user_id).order_by(DeviceToken.id)
+        return list(await self.session.scalars(statement))
+
+    async def remove(self, user_id: int, token: str) -> None:
+        """Delete the caller's token; someone else's (or an unknown one) is 404."""
+        result = await self.session.execute(
+            delete(DeviceToken).where(DeviceToken.user_id == user_id, DeviceToken.token == token)
+        )
+        if result.rowcount != 1:  # type: ignore[attr-defined]
+            raise NotFound("No such device token.")
+
+
+class OutboxRepository(Repository):
+    async def page(self, status: str | None, limit: int, offset: int) -> tuple[list[OutboxItem], int]:
+        """Newest first."""
+        query = select(OutboxItem)
+        count = select(func.count()).select_from(OutboxItem)
+        if status is not None:
+            query, count = query.where(OutboxItem.status == status), count.where(OutboxItem.status == status)
+        total = int(await self.session.scalar(count) or 0)
+        rows = await self.session.scalars(query.order_by(OutboxItem.id.desc()).limit(limit).offset(offset))
+        return list(rows), total
+
+    async def retry(self, item_id: int) -> OutboxItem:
+        """Put a failed row back to pending, attempts reset, due now. Pending rows are left to the worker
+        (one may be mid-delivery) and done rows were delivered: both 409 NOTIFICATION_NOT_FAILED."""
+        item = await self.session.get(OutboxItem, item_id)
+        if item is None:
+            raise NotFound("No such notification.")
+        if item.status != "failed":
+            raise Conflict(
+                f"Only failed notifications can be retried; this one is {item.status}.",
+                code="NOTIFICATION_NOT_FAILED",
+            )
+        item.status, item.attempts, item.next_attempt_at = "pending", 0, utc_now()
+        item.locked_until = None
+        await self.session.flush()
+        wake = self.session.info.get(OUTBOX_WAKE)
+        if wake is not None:
+            on_commit(self.session, wake)
+        return item
+
+
+DeviceTokenRepo = Annotated[DeviceTokenRepository, Depends(DeviceTokenRepository)]
+OutboxRepo = Annotated[OutboxRepository, Depends(OutboxRepository)]

@@ -1,0 +1,34 @@
+"""Device tokens and admin notification items on the wire."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from app.core.schemas import RequestModel, ResponseModel, UtcDateTime
+
+Platform = Literal["ios", "android", "web"]
+
+
+class DeviceTokenIn(RequestModel):
+    token: str = Field(min_length=1, max_length=4096)
+    platform: Platform
+
+
+class DeviceTokenOut(ResponseModel):
+    token: str
+    platform: str
+    created_at: UtcDateTime
+
+
+class NotificationItem(ResponseModel):
+    id: int
+    kind: str
+    status: str
+    attempts: int
+    last_error: str | None
+    next_attempt_at: UtcDateTime
+    created_at: UtcDateTime
+    done_at: UtcDateTime | None
+    payload: dict[str, Any]
