@@ -1,5 +1,134 @@
+"""Inbound email webhooks: replies to notification emails become claim messages (spec 4.7, 5.3, 6.4, 7.2)."""
+
 from __future__ import annotations
 
-from fastapi import APIRouter
+import json
+import logging
+import time
+from typing import Any, Literal
+
+from fastapi import APIRouter, BackgroundTasks, Request
+from pydantic import Field
+
+from app.config import Settings
+from app.core.db import SessionDep
+from app.core.deps import SettingsDep
+from app.core.openapi import errors
+from app.core.schemas import ResponseModel
+from app.core.storage import StorageDep
+from app.errors import NotFound, ValidationFailed
+from app.inbound import deliveries
+from app.inbound.service import Outcome, receive
+from app.inbound.signatures import verify_provider_signature, verify_standard_webhook
+
+logger = logging.getLogger("warranty.inbound")
 
 router = APIRouter(prefix="/api", tags=["inbound"])
+
+PRUNE_EVERY_SECONDS = 3600.0
+
+
+class InboundResult(ResponseModel):
+    status: Literal["processed", "ignored", "duplicate"] = Field(examples=["processed"])
+    claim_id: int | None = Field(default=None, examples=[42])
+    message_id: str | None = Field(default=None, examples=["123"])
+
+
+_RESPONSES: dict[int | str, dict[str, Any]] = {
+    **errors(400, 401, 403, 404, 500),
+    200: {
+        "description": "processed, ignored (automated mail, closed claim, nothing new) or duplicate",
+        "content": {
+            "application/json": {
+                "examples": {
+                    "processed": {"value": {"status": "processed", "claimId": 42, "messageId": "123"}},
+                    "ignored": {"value": {"status": "ignored"}},
+                    "duplicate": {"value": {"status": "duplicate"}},
+                }
+            }
+        },
+    },
+}
+
+
+def _json(body: bytes) -> object:
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):
+        raise ValidationFailed("The request body is not valid JSON.", code="MALFORMED_JSON") from None
+
+
+def _result(outcome: Outcome) -> InboundResult:
+    if outcome.status != "processed":
+        return InboundResult(status=outcome.status)
+    return InboundResult(status="processed", claim_id=outcome.claim_id, message_id=str(outcome.message_id))
+
+
+async def _prune(request: Request, settings: Settings) -> None:
+    """Forget old delivery keys, at most once an hour per process, in a transaction of its own."""
+    state = request.app.state
+    now = time.monotonic()
+    if now - getattr(state, "inbound_pruned_at", -PRUNE_EVERY_SECONDS) < PRUNE_EVERY_SECONDS:
+        return
+    state.inbound_pruned_at = now
+    try:
+        async with state.sessionmaker() as session, session.begin():
+            await deliveries.prune(session, settings.inbound_dedup_days)
+    except Exception:  # housekeeping: never the provider's problem
+        logger.exception("pruning inbound delivery keys failed")
+
+
+@router.post(
+    "/webhook/{provider}/inbound",
+    response_model=InboundResult,
+    response_model_exclude_none=True,
+    responses=_RESPONSES,
+)
+async def provider_inbound(
+    provider: str,
+    request: Request,
+    session: SessionDep,
+    storage: StorageDep,
+    settings: SettingsDep,
+    background: BackgroundTasks,
+) -> InboundResult:
+    """Receive an inbound email from a configured provider (`WARRANTY_INBOUND_PROVIDERS`, else 404).
+
+    Signed with the header `{Provider}-Signature`: the hex HMAC-SHA256 of the raw body keyed with
+    `WARRANTY_WEBHOOK_SECRET`. The body is a provider event (`email.received`), Postmark's inbound JSON
+    or the generic `{from, to, subject, text, html}`; the reply becomes a message in the claim named by
+    the `claim+<id>@` recipient.
+    """
+    if provider.lower() not in {name.lower() for name in settings.inbound_providers}:
+        raise NotFound("No such inbound provider.")
+    body = await request.body()
+    verify_provider_signature(settings, provider, request.headers, body)
+    outcome = await receive(session, storage, settings, _json(body), webhook_id=None)
+    background.add_task(_prune, request, settings)
+    return _result(outcome)
+
+
+@router.post(
+    "/inbound/email",
+    response_model=InboundResult,
+    response_model_exclude_none=True,
+    responses=_RESPONSES,
+)
+async def standard_inbound(
+    request: Request,
+    session: SessionDep,
+    storage: StorageDep,
+    settings: SettingsDep,
+    background: BackgroundTasks,
+) -> InboundResult:
+    """Receive an inbound email signed by Standard Webhooks (as Resend/Svix send it).
+
+    Headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (or `svix-*`): `v1,<base64 HMAC-SHA256
+    of "{id}.{timestamp}.{body}">`, keyed with `WARRANTY_INBOUND_SECRET`; a timestamp more than 5 minutes
+    away is refused. A redelivery (same webhook id, provider email id or Message-ID) answers `duplicate`.
+    """
+    body = await request.body()
+    webhook_id = verify_standard_webhook(settings, request.headers, body)
+    outcome = await receive(session, storage, settings, _json(body), webhook_id=webhook_id)
+    background.add_task(_prune, request, settings)
+    return _result(outcome)

@@ -1,0 +1,104 @@
+"""Turning a verified inbound email into a claim message, or saying why not.
+
+Order: readable payload -> loop guards -> claim address -> duplicate -> claim -> sender -> participant ->
+closed -> reply text and attachment -> keys recorded (savepoint) -> the message, exactly as if sent.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.config import Settings
+from app.core.storage import Storage
+from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from app.inbound import deliveries
+from app.inbound.attachments import pick_attachment
+from app.inbound.formats import InboundEmail, NotAnEmail, claim_id_from, parse_payload
+from app.inbound.guards import is_automated
+from app.inbound.reply import extract_reply
+from app.models import Claim, User
+from app.users.repository import UserRepository
+
+logger = logging.getLogger("warranty.inbound")
+
+MAX_MESSAGE_LENGTH = 10_000  # the messages API's limit; a longer reply is cut there
+_MAX_DB_ID = 2**31 - 1  # ids are 32-bit integers on PostgreSQL
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str  # processed | ignored | duplicate
+    claim_id: int | None = None
+    message_id: int | None = None
+
+
+IGNORED = Outcome("ignored")
+DUPLICATE = Outcome("duplicate")
+
+
+async def receive(
+    session: AsyncSession, storage: Storage, settings: Settings, payload: object, *, webhook_id: str | None
+) -> Outcome:
+    """Handle one verified delivery. Raises 400/403/404 for permanent rejections."""
+    try:
+        email = parse_payload(payload)
+    except NotAnEmail as event_type:
+        logger.info("inbound event %s ignored: not a received email", event_type)
+        return IGNORED
+    if is_automated(email, settings):
+        logger.info("inbound email from %s ignored: automated", email.sender)
+        return IGNORED
+    claim_id = claim_id_from(email.recipients, settings.mail_domain)
+    if claim_id is None:
+        raise ValidationFailed(f"No recipient is a claim address claim+<id>@{settings.mail_domain}.")
+    keys = deliveries.delivery_keys(webhook_id, email.provider_email_id, email.message_id)
+    if await deliveries.seen(session, keys):
+        return DUPLICATE
+    claim = await session.get(Claim, claim_id) if claim_id <= _MAX_DB_ID else None
+    if claim is None:
+        raise NotFound("No such claim.")
+    sender = await UserRepository(session).get_by_email(email.sender) if email.sender else None
+    if sender is None:
+        raise NotFound("No user has the sender's address.")
+    # Participants only; not admins: a forged From of an admin must not reach every claim.
+    if sender.id not in (claim.customer_id, claim.supplier_id):
+        raise Forbidden("The sender is not a participant of this claim.")
+    if claim.status == "closed":
+        return Outcome("ignored", claim_id=claim.id)
+    return await _post(session, storage, settings, email, claim, sender, keys)
+
+
+async def _post(
+    session: AsyncSession,
+    storage: Storage,
+    settings: Settings,
+    email: InboundEmail,
+    claim: Claim,
+    sender: User,
+    keys: list[str],
+) -> Outcome:
+    from app.messages.service import AttachmentUpload, post_message
+
+    text = extract_reply(email.text, email.html)[:MAX_MESSAGE_LENGTH].rstrip()
+    picked = await pick_attachment(email.attachments, settings)
+    if not text and picked is None:
+        return Outcome("ignored", claim_id=claim.id)
+    upload = AttachmentUpload(picked.data, picked.file_name, picked.mime_type) if picked else None
+    try:
+        async with session.begin_nested():
+            rows = await deliveries.record(session, keys)
+            if rows is None:
+                return DUPLICATE
+            message = await post_message(
+                session, storage, settings, claim=claim, sender=sender, text=text, attachment=upload
+            )
+            for row in rows:
+                row.message_id = message.id
+            await session.flush()
+    except Conflict:
+        # Closed between our check and the insert: like a closed claim, nothing is posted.
+        return Outcome("ignored", claim_id=claim.id)
+    return Outcome("processed", claim_id=claim.id, message_id=message.id)
