@@ -73,6 +73,7 @@ class Settings(BaseSettings):
     sse_queue_size: int = 256
     sse_max_streams_per_user: int = 20
     event_retention_hours: int = 48
+    sse_reauthorize_interval: float = 30.0
 
     # Notifications
     frontend_url: str = "http://localhost:3000"

@@ -1,6 +1,8 @@
 """Publishing real-time events: a row in the change's own transaction, delivered only after it commits.
 
 This is the interface the rest of the service uses; the hub (app.realtime.hub) delivers from the rows.
+On PostgreSQL the transaction also sends NOTIFY with the id (delivered by PostgreSQL only at commit) so
+every process's hub reads it; in one process (SQLite) the after-commit hook EVENT_SINK wakes the hub.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.db import on_commit
@@ -16,6 +19,8 @@ from app.models import Event
 
 # Set by the app on every session it makes (sessionmaker info): called with the committed event ids.
 EVENT_SINK = "event_sink"
+# The NOTIFY channel (app.realtime.backends.postgres listens on it); the payload is the event id only.
+NOTIFY_CHANNEL = "warranty_events"
 
 
 def messages_topic(claim_id: int) -> str:
@@ -31,6 +36,10 @@ async def publish(session: AsyncSession, topic: str, payload: dict[str, Any]) ->
     event = Event(topic=topic, payload=json.dumps(payload, separators=(",", ":"), ensure_ascii=False))
     session.add(event)
     await session.flush()
+    if session.get_bind().dialect.name == "postgresql":
+        await session.execute(
+            text("SELECT pg_notify(:channel, :id)"), {"channel": NOTIFY_CHANNEL, "id": str(event.id)}
+        )
     sink: Callable[[list[int]], None] | None = session.info.get(EVENT_SINK)
     if sink is not None:
         event_id = event.id

@@ -1,18 +1,83 @@
-"""Starts and stops the real-time hub with the app."""
+"""Starts and stops the real-time hub with the app: the hub, the tail reader, the backend that wakes it,
+history pruning, and the watch that ends open streams when the server is asked to stop."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings
+from app.realtime.backends import Backend
+from app.realtime.backends.memory import MemoryBackend
+from app.realtime.backends.postgres import PostgresBackend
+from app.realtime.history import prune
+from app.realtime.hub import Hub
+from app.realtime.shutdown import server_exit_flag, watch_exit
+from app.realtime.tail import EventTail
+
+logger = logging.getLogger("warranty.realtime")
+
+PRUNE_INTERVAL = 3600.0  # seconds
 
 
 @asynccontextmanager
 async def hub_lifespan(
     app: FastAPI, settings: Settings, session_hooks: dict[str, Any]
 ) -> AsyncIterator[None]:
-    yield
+    hub = Hub(settings.sse_queue_size, settings.sse_max_streams_per_user)
+    app.state.hub = hub
+    sessionmaker: async_sessionmaker[AsyncSession] = app.state.sessionmaker
+    tail = EventTail(sessionmaker, hub.deliver)
+    # At startup, not in the background, when the database is up; else the tasks retry.
+    with contextlib.suppress(Exception):
+        await _prune(sessionmaker, settings.event_retention_hours)
+        await tail.prepare()
+    # PostgreSQL: delivery only through the table reader woken by NOTIFY (any process); SQLite: only the
+    # after-commit hook. Never both, so nothing is delivered twice.
+    backend: Backend = (
+        MemoryBackend(session_hooks) if settings.is_sqlite else PostgresBackend(settings.database_url)
+    )
+    app.state.hub_backend = backend
+    tasks = [
+        asyncio.create_task(tail.run(), name="hub-tail"),
+        asyncio.create_task(_prune_forever(sessionmaker, settings.event_retention_hours), name="hub-prune"),
+    ]
+    should_exit = server_exit_flag()
+    if should_exit is not None:
+        tasks.append(asyncio.create_task(watch_exit(should_exit, hub.close), name="hub-exit-watch"))
+    await backend.start(tail.wake)
+    tail.wake()
+    try:
+        yield
+    finally:
+        hub.close()
+        await backend.stop()
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+async def _prune(sessionmaker: async_sessionmaker[AsyncSession], retention_hours: int) -> None:
+    """History is kept `retention_hours` (at least 24)."""
+    async with sessionmaker() as session, session.begin():
+        removed = await prune(session, max(24, retention_hours))
+    if removed:
+        logger.info("hub: pruned %s events older than %s hours", removed, retention_hours)
+
+
+async def _prune_forever(sessionmaker: async_sessionmaker[AsyncSession], retention_hours: int) -> None:
+    while True:
+        await asyncio.sleep(PRUNE_INTERVAL)
+        try:
+            await _prune(sessionmaker, retention_hours)
+        except Exception:
+            logger.exception("hub: pruning the event history failed")

@@ -1,0 +1,99 @@
+"""Several processes on one PostgreSQL: LISTEN on the process's own asyncpg connection (not the pool).
+
+The connection is watched (termination callback and a periodic `SELECT 1`); when it drops, it is opened
+again with backoff, and the reader is woken to catch up from the table: nothing committed meanwhile is lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+import asyncpg
+from sqlalchemy.engine import make_url
+
+from app.realtime.backends import Wake
+from app.realtime.events import NOTIFY_CHANNEL
+
+logger = logging.getLogger("warranty.realtime")
+
+CHANNEL = NOTIFY_CHANNEL
+APPLICATION_NAME = "warranty-listener"
+
+
+def asyncpg_dsn(database_url: str) -> str:
+    """`postgresql+asyncpg://...` (SQLAlchemy) -> `postgresql://...` (asyncpg)."""
+    return make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+class PostgresBackend:
+    def __init__(self, database_url: str, *, health_interval: float = 5.0, max_backoff: float = 30.0) -> None:
+        self._dsn = asyncpg_dsn(database_url)
+        self._health_interval = health_interval
+        self._max_backoff = max_backoff
+        self._task: asyncio.Task[None] | None = None
+        self._connection: asyncpg.Connection | None = None
+        self.connected = asyncio.Event()  # set while listening (tests wait on it)
+
+    async def start(self, wake: Wake) -> None:
+        self._task = asyncio.create_task(self._supervise(wake), name="warranty-listener")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        await self._close()
+
+    async def _supervise(self, wake: Wake) -> None:
+        backoff = 0.5
+        while True:
+            lost = asyncio.Event()
+            try:
+                await self._listen(wake, lost)
+                backoff = 0.5
+                wake()  # catch up on whatever was committed while not listening
+                await self._watch(lost)
+            except Exception as error:  # any connection failure: reconnect
+                logger.warning("hub: listener connection failed (%s); retrying in %.1fs", error, backoff)
+            self.connected.clear()
+            await self._close()
+            await asyncio.sleep(backoff)
+            backoff = min(self._max_backoff, backoff * 2)
+
+    async def _listen(self, wake: Wake, lost: asyncio.Event) -> None:
+        connection = await asyncpg.connect(
+            self._dsn, timeout=10, server_settings={"application_name": APPLICATION_NAME}
+        )
+        self._connection = connection
+
+        def on_notify(*_args: Any) -> None:
+            wake()
+
+        connection.add_termination_listener(lambda _conn: lost.set())
+        await connection.add_listener(CHANNEL, on_notify)
+        self.connected.set()
+        logger.info("hub: listening on %s", CHANNEL)
+
+    async def _watch(self, lost: asyncio.Event) -> None:
+        """Returns when the connection is gone: the termination callback, or a failed health check."""
+        while True:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self._health_interval):
+                    await lost.wait()
+            if lost.is_set() or self._connection is None or self._connection.is_closed():
+                logger.warning("hub: listener connection lost")
+                return
+            async with asyncio.timeout(self._health_interval):
+                await self._connection.fetchval("SELECT 1")
+
+    async def _close(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None and not connection.is_closed():
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(2):
+                    await connection.close()
+        if connection is not None and not connection.is_closed():
+            connection.terminate()

@@ -1,0 +1,126 @@
+"""The in-process hub: topics -> subscribers, each with a bounded queue of ready-to-send SSE frames.
+
+Every event is serialized once (`frame`) and the same bytes are queued for all its subscribers. Fan-out
+never waits: a subscriber whose queue is full is dropped (its stream ends; it resumes with Last-Event-ID).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+logger = logging.getLogger("warranty.realtime")
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    id: int
+    topic: str
+    payload: str  # the stored JSON, sent as is
+
+
+def frame(event: StoredEvent) -> bytes:
+    """`id:` and `data:` lines, no `event:` line (so EventSource.onmessage gets everything)."""
+    data = "".join(f"data: {line}\n" for line in event.payload.splitlines() or [""])
+    return f"id: {event.id}\n{data}\n".encode()
+
+
+# Queued for a subscriber whose stream must end now (shutdown, overflow, lost access).
+CLOSE: tuple[int, bytes] = (-1, b"")
+
+
+@dataclass(eq=False)
+class Subscriber:
+    user_id: int
+    topics: set[str]
+    queue: asyncio.Queue[tuple[int, bytes]]
+    closed: bool = False
+    reason: str = ""
+    # Ids this subscriber already got by replay: the live copies are dropped.
+    replayed: set[int] = field(default_factory=set)
+
+
+class TooManyStreams(Exception):
+    pass
+
+
+class HubClosed(Exception):
+    pass
+
+
+class Hub:
+    def __init__(self, queue_size: int, max_streams_per_user: int) -> None:
+        self._queue_size = queue_size
+        self._max_per_user = max_streams_per_user
+        self._by_topic: dict[str, set[Subscriber]] = defaultdict(set)
+        self._per_user: dict[int, int] = defaultdict(int)
+        self._subscribers: set[Subscriber] = set()
+        self.closing = False
+
+    @property
+    def subscriber_count(self) -> int:
+        return len(self._subscribers)
+
+    def subscribe(self, user_id: int, topics: list[str]) -> Subscriber:
+        """Registers a live subscription; raises TooManyStreams over the per-user cap."""
+        if self.closing:
+            raise HubClosed
+        if self._per_user[user_id] >= self._max_per_user:
+            raise TooManyStreams
+        subscriber = Subscriber(user_id, set(topics), asyncio.Queue(self._queue_size))
+        self._subscribers.add(subscriber)
+        self._per_user[user_id] += 1
+        for topic in topics:
+            self._by_topic[topic].add(subscriber)
+        return subscriber
+
+    def unsubscribe(self, subscriber: Subscriber) -> None:
+        """Idempotent: the stream's own end, overflow and shutdown may all call it."""
+        if subscriber not in self._subscribers:
+            return
+        self._subscribers.discard(subscriber)
+        self._per_user[subscriber.user_id] -= 1
+        if self._per_user[subscriber.user_id] <= 0:
+            del self._per_user[subscriber.user_id]
+        self.drop_topics(subscriber, set(subscriber.topics))
+
+    def drop_topics(self, subscriber: Subscriber, topics: set[str]) -> None:
+        for topic in topics:
+            subscribers = self._by_topic.get(topic)
+            if subscribers is not None:
+                subscribers.discard(subscriber)
+                if not subscribers:
+                    del self._by_topic[topic]
+        subscriber.topics -= topics
+
+    def close_subscriber(self, subscriber: Subscriber, reason: str) -> None:
+        """Ends one stream: no more events are queued for it, and its stream stops at the next frame."""
+        subscriber.closed = True
+        subscriber.reason = reason
+        self.unsubscribe(subscriber)
+        # When the queue is full, the stream sees `closed` at the next frame it takes.
+        with contextlib.suppress(asyncio.QueueFull):
+            subscriber.queue.put_nowait(CLOSE)
+
+    def deliver(self, events: list[StoredEvent]) -> None:
+        """Fans committed events out; never blocks."""
+        for event in events:
+            subscribers = self._by_topic.get(event.topic)
+            if not subscribers:
+                continue
+            item = (event.id, frame(event))
+            for subscriber in list(subscribers):
+                try:
+                    subscriber.queue.put_nowait(item)
+                except asyncio.QueueFull:
+                    logger.info("hub: subscriber of user %s cannot keep up; disconnected", subscriber.user_id)
+                    self.close_subscriber(subscriber, "overflow")
+
+    def close(self) -> None:
+        """Shutdown: every stream ends promptly, and no new one opens."""
+        self.closing = True
+        for subscriber in list(self._subscribers):
+            self.close_subscriber(subscriber, "shutdown")

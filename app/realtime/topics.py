@@ -1,0 +1,43 @@
+"""Hub topics: `claims/{id}/messages` and `claims/{id}/status`, also accepted as full URLs ending so."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from app.errors import ValidationFailed
+
+_TOPIC = re.compile(r"(?:^|/)claims/(\d{1,18})/(messages|status)/?$")
+
+
+@dataclass(frozen=True)
+class Topic:
+    claim_id: int
+    kind: str  # "messages" or "status"
+
+    @property
+    def name(self) -> str:
+        """The canonical name events are stored under."""
+        return f"claims/{self.claim_id}/{self.kind}"
+
+
+def parse_topic(raw: str) -> Topic:
+    """`claims/42/messages`, or a URL such as `https://example.com/claims/42/messages`; else 400."""
+    value = raw.strip().split("?", 1)[0].split("#", 1)[0]
+    match = _TOPIC.search(value)
+    if match is None or (match.start() > 0 and "://" not in value):
+        raise ValidationFailed.field(
+            "topic", "must be claims/{id}/messages or claims/{id}/status (or a URL ending so)"
+        )
+    return Topic(int(match.group(1)), match.group(2))
+
+
+def parse_topics(raw_topics: list[str]) -> list[Topic]:
+    """At least one topic; duplicates collapse."""
+    if not raw_topics:
+        raise ValidationFailed.field("topic", "at least one topic is required")
+    topics: dict[str, Topic] = {}
+    for raw in raw_topics:
+        topic = parse_topic(raw)
+        topics.setdefault(topic.name, topic)
+    return list(topics.values())
