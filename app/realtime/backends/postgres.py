@@ -37,6 +37,12 @@ class PostgresBackend:
         self._connection: asyncpg.Connection | None = None
         self.connected = asyncio.Event()  # set while listening (tests wait on it)
 
+    @property
+    def server_pid(self) -> int | None:
+        """The listening connection's backend pid (what pg_stat_activity shows), while connected."""
+        connection = self._connection
+        return connection.get_server_pid() if connection is not None and not connection.is_closed() else None
+
     async def start(self, wake: Wake) -> None:
         self._task = asyncio.create_task(self._supervise(wake), name="warranty-listener")
 
