@@ -1,0 +1,109 @@
+"""A real browser on another origin: login with credentials, then EventSource withCredentials receives events.
+
+Needs the `chromium` Debian package (/usr/bin/chromium) and the `playwright` Python package; the browser
+is never downloaded by Playwright.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+
+from app.realtime.events import messages_topic
+from tests.conftest import SettingsFactory, _empty_all_tables
+from tests.factories.realtime import new_message, publish_event
+from tests.factories.users import DEFAULT_PASSWORD
+from tests.realtime.support import live_server
+from tests.realtime.test_router import scene
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+HAVE_CHROMIUM = CHROMIUM.exists()
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+PAGE = b"""<!doctype html>
+<html><head><meta charset="utf-8"><title>hub client</title></head><body><script>
+window.received = [];
+window.start = async (api, email, password, claimId) => {
+  const login = await fetch(api + "/api/login", {
+    method: "POST",
+    credentials: "include",
+    headers: {"Content-Type": "application/json"},
+    body: JSON.stringify({email, password}),
+  });
+  if (!login.ok) throw new Error("login answered " + login.status);
+  const topic = encodeURIComponent("claims/" + claimId + "/messages");
+  const source = new EventSource(api + "/.well-known/mercure?topic=" + topic, {withCredentials: true});
+  source.onmessage = (event) => window.received.push({id: event.lastEventId, data: event.data});
+  window.source = source;
+  await new Promise((resolve, reject) => {
+    source.onopen = resolve;
+    source.onerror = () => reject(new Error("EventSource could not connect"));
+  });
+};
+</script></body></html>
+"""
+
+
+@asynccontextmanager
+async def page_server() -> AsyncIterator[str]:
+    """Serves PAGE on 127.0.0.1 (another port, so another origin than the API)."""
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        head = f"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {len(PAGE)}\r\n"
+        writer.write(head.encode() + b"Connection: close\r\n\r\n" + PAGE)
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server:
+        yield f"http://127.0.0.1:{port}"
+
+
+async def test_browser_on_another_origin_receives_events_with_the_login_cookie(
+    make_settings: SettingsFactory, database_url: str
+) -> None:
+    if not HAVE_CHROMIUM:
+        pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install -y chromium")
+    playwright_api = pytest.importorskip(
+        "playwright.async_api", reason="the playwright package is not installed"
+    )
+
+    await _empty_all_tables(database_url)
+    async with page_server() as page_origin, live_server(make_settings(cors_origins=page_origin)) as live:
+        s = await scene(live.app)
+        async with playwright_api.async_playwright() as playwright:
+            browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            try:
+                page = await browser.new_page()
+                await page.goto(page_origin + "/")
+                await page.evaluate(
+                    "([api, email, password, claimId]) => window.start(api, email, password, claimId)",
+                    [live.url, s.customer.email, DEFAULT_PASSWORD, s.claim.id],
+                )
+                event_id, payload = await publish_event(
+                    live.app, messages_topic(s.claim.id), new_message(s.claim.id, 7, "From the supplier")
+                )
+                await page.wait_for_function("window.received.length > 0", timeout=10_000)
+                received = await page.evaluate("window.received")
+                await page.evaluate("window.source.close()")
+            finally:
+                await browser.close()
+    assert received == [{"id": str(event_id), "data": payload}]
+    assert json.loads(received[0]["data"])["message"]["message"] == "From the supplier"
