@@ -53,6 +53,9 @@ async def replace_picture(
         file_name=file_name,
         declared_mime=None if mime in _GENERIC_MIMES else mime,
     )
+    # Lock the row and read the current picture: of two uploads at once, the later one removes the
+    # earlier one's file instead of both removing the same old file and leaving one behind.
+    await session.refresh(user, attribute_names=["profile_picture"], with_for_update=True)
     key = await storage.save(FOLDER, data, kind.extension)
     previous = user.profile_picture
     user.profile_picture = key.removeprefix(f"{FOLDER}/")

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, StrictBool, field_serializer
+from pydantic import AfterValidator, ConfigDict, Field, StrictBool, field_serializer
 
 from app.core.schemas import Email, Password, RequestModel, ResponseModel, UtcDateTime
 from app.users.repository import normalize_roles
@@ -57,6 +57,12 @@ class UserPatch(RequestModel):
     """The fields a user may change on their own account (spec 4.5); only the ones sent change.
     Address fields may be set to null (or "") to clear them."""
 
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"city": "Lyon", "postalCode": "69001", "emailNotificationsEnabled": False}]
+        }
+    )
+
     name: str = Field(default=None, min_length=1, max_length=255)  # type: ignore[assignment]
     street: OptionalText = Field(default=None, max_length=255)
     postal_code: OptionalText = Field(default=None, max_length=32)
@@ -73,6 +79,12 @@ class UserPatch(RequestModel):
 class AdminUserPatch(UserPatch):
     """An admin may also change `roles` and `email`."""
 
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"roles": ["ROLE_USER", "ROLE_SUPPLIER"], "email": "sam@example.com"}]
+        }
+    )
+
     roles: list[Role] = None  # type: ignore[assignment]
     email: Email = None  # type: ignore[assignment]
 
@@ -81,6 +93,19 @@ ADMIN_ONLY_FIELDS = ("roles", "email")
 
 
 class UserCreate(UserRegister):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "email": "sam@example.com",
+                    "password": "a long password",
+                    "name": "Sam",
+                    "roles": ["ROLE_SUPPLIER"],
+                }
+            ]
+        }
+    )
+
     roles: list[Role] | None = None
 
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import asyncio
+
 import httpx
 import pytest
 from fastapi import FastAPI
@@ -181,3 +183,23 @@ async def test_fetching_anything_else_is_404(app: FastAPI, client: httpx.AsyncCl
     response = await client.get(f"/api/user/profile-picture/{filename}", headers=auth_headers(app, user))
 
     assert_error(response, 404, "NOT_FOUND")
+
+
+async def test_two_uploads_at_once_leave_exactly_the_current_picture(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    user = await create_user(app)
+    headers = auth_headers(app, user)
+    first = (await upload(client, headers, image_bytes("PNG"))).json()["profilePicture"]
+
+    responses = await asyncio.gather(
+        *(upload(client, headers, image_bytes("PNG", color=c)) for c in ("blue", "green"))
+    )
+
+    assert [response.status_code for response in responses] == [200, 200]
+    current = (await client.get("/api/me", headers=headers)).json()["profilePicture"]
+    assert current in [response.json()["profilePicture"] for response in responses]
+    assert sorted(
+        path.name for path in app.state.storage.path(f"avatars/{'a' * 32}.png").parent.iterdir()
+    ) == [current.rsplit("/", 1)[-1]]
+    assert not stored(app, first)

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import asyncio
+
 import httpx
 import pytest
 from fastapi import FastAPI
@@ -36,8 +38,7 @@ async def test_a_user_gets_their_own_id(app: FastAPI, client: httpx.AsyncClient)
 async def test_admin_gets_404_for_an_unknown_user(app: FastAPI, client: httpx.AsyncClient) -> None:
     headers = auth_headers(app, await create_admin(app))
 
-    for path in ("/api/users/999999", "/api/users/999999"):
-        assert_error(await client.get(path, headers=headers), 404, "NOT_FOUND")
+    assert_error(await client.get("/api/users/999999", headers=headers), 404, "NOT_FOUND")
     assert_error(
         await client.patch("/api/users/999999", headers=headers, json={"name": "x"}), 404, "NOT_FOUND"
     )
@@ -323,3 +324,39 @@ async def test_admin_deletes_another_user(app: FastAPI, client: httpx.AsyncClien
     assert response.status_code == 204 and response.content == b""
     assert_error(await client.get(f"/api/users/{user.id}", headers=admin_headers), 404, "NOT_FOUND")
     assert_error(await client.get("/api/me", headers=auth_headers(app, user)), 401, "AUTH_TOKEN_INVALID")
+
+
+async def test_two_admins_removing_each_other_at_once_leave_one_admin(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    first, second = await create_admin(app), await create_admin(app)
+
+    responses = await asyncio.gather(
+        client.delete(f"/api/users/{second.id}", headers=auth_headers(app, first)),
+        client.delete(f"/api/users/{first.id}", headers=auth_headers(app, second)),
+    )
+
+    statuses = sorted(response.status_code for response in responses)
+    assert statuses[0] == 204 and statuses[1] in (401, 409), [r.text for r in responses]
+    survivor = first if responses[0].status_code == 204 else second
+    me = await client.get("/api/me", headers=auth_headers(app, survivor))
+    assert me.status_code == 200 and "ROLE_ADMIN" in me.json()["roles"]
+
+
+async def test_two_admins_demoting_each_other_at_once_leave_one_admin(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    first, second = await create_admin(app), await create_admin(app)
+    demote = {"roles": ["ROLE_USER"]}
+
+    responses = await asyncio.gather(
+        client.patch(f"/api/users/{second.id}", headers=auth_headers(app, first), json=demote),
+        client.patch(f"/api/users/{first.id}", headers=auth_headers(app, second), json=demote),
+    )
+
+    statuses = sorted(response.status_code for response in responses)
+    assert statuses[0] == 200 and statuses[1] in (403, 409), [r.text for r in responses]
+    admins = (await client.get("/api/users?role=ROLE_ADMIN", headers=auth_headers(app, first))).json()
+    if admins.get("code") == "FORBIDDEN":
+        admins = (await client.get("/api/users?role=ROLE_ADMIN", headers=auth_headers(app, second))).json()
+    assert admins["meta"]["totalItems"] == 1
