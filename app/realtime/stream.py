@@ -105,14 +105,20 @@ class Stream:
         return b"".join(parts)
 
     async def _reauthorize(self) -> bool:
-        """Drops the topics of claims the user may no longer see; False when none is left."""
-        async with self._sessionmaker() as session:
-            user = await session.get(User, self._subscriber.user_id)
-            visible = (
-                await visible_claim_ids(session, user, set(self._claims.values()))
-                if user is not None
-                else set()
-            )
+        """Drops the topics of claims the user may no longer see; False when none is left. When the
+        database cannot answer, the stream goes on and is checked again next time (the token's expiry
+        still bounds it)."""
+        try:
+            async with self._sessionmaker() as session:
+                user = await session.get(User, self._subscriber.user_id)
+                visible = (
+                    await visible_claim_ids(session, user, set(self._claims.values()))
+                    if user is not None
+                    else set()
+                )
+        except Exception:
+            logger.warning("hub: could not re-check a subscriber's access; keeping it until the next check")
+            return True
         lost = {name for name, claim_id in self._claims.items() if claim_id not in visible}
         if lost:
             logger.info("hub: user %s lost access to %s", self._subscriber.user_id, sorted(lost))

@@ -136,3 +136,21 @@ async def test_sigterm_ends_open_streams_and_the_process_exits(
         await stream.end(within=10)
     # uvicorn re-raises the signal it caught once its graceful shutdown is complete.
     assert await asyncio.to_thread(second_process.popen.wait, 10) in (0, -signal.SIGTERM)
+
+
+async def test_events_committed_out_of_id_order_are_all_delivered(
+    live: LiveServer, http: httpx.AsyncClient
+) -> None:
+    from app.realtime.events import publish
+
+    s = await scene(live.app)
+    topic = messages_topic(s.claim.id)
+    async with subscribe(http, topic, token=s.token) as stream:
+        async with live.app.state.sessionmaker() as slow:
+            await slow.begin()
+            early = await publish(slow, topic, new_message(s.claim.id, 1, "takes its time"))
+            late = await publish_event(live.app, topic, new_message(s.claim.id, 2, "commits first"))
+            assert late[0] > early.id
+            assert await stream.events(1) == [late]
+            await slow.commit()
+        assert await stream.events(1) == [(early.id, early.payload)]
