@@ -3,10 +3,22 @@ every read of claims, messages and attachments goes through these statements."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
+from fastapi import Depends, Path
 from sqlalchemy import Select, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.auth.dependencies import CurrentUser
+from app.core.db import SessionDep
+from app.errors import NotFound
 from app.models import ROLE_ADMIN, Claim, User
+
+CUSTOMER = "customer"
+SUPPLIER = "supplier"
+ADMIN = "admin"
+
+MAX_ID = 2**31 - 1
 
 
 def visible_claims(user: User) -> Select[Claim]:
@@ -16,6 +28,12 @@ def visible_claims(user: User) -> Select[Claim]:
     return statement.where(or_(Claim.customer_id == user.id, Claim.supplier_id == user.id))
 
 
+def participating_claims(user: User) -> Select[Claim]:
+    """The claims the user takes part in (customer or assigned supplier), whatever their role: the
+    user's own claim list, for admins too."""
+    return select(Claim).where(or_(Claim.customer_id == user.id, Claim.supplier_id == user.id))
+
+
 async def can_see_claim(session: AsyncSession, user: User, claim_id: int) -> bool:
     found = await session.scalar(visible_claims(user).with_only_columns(Claim.id).where(Claim.id == claim_id))
     return found is not None
@@ -23,3 +41,50 @@ async def can_see_claim(session: AsyncSession, user: User, claim_id: int) -> boo
 
 def is_participant(user: User, claim: Claim) -> bool:
     return user.id in (claim.customer_id, claim.supplier_id)
+
+
+def claim_roles(user: User, claim: Claim) -> set[str]:
+    """What the user is to this claim: customer, supplier, admin (several at once is possible)."""
+    roles = set()
+    if user.id == claim.customer_id:
+        roles.add(CUSTOMER)
+    if user.id == claim.supplier_id:
+        roles.add(SUPPLIER)
+    if ROLE_ADMIN in user.effective_roles:
+        roles.add(ADMIN)
+    return roles
+
+
+def not_found() -> NotFound:
+    return NotFound("No such claim.")
+
+
+async def get_visible_claim(session: AsyncSession, user: User, claim_id: int) -> Claim:
+    """The claim, if the user may see it; 404 alike for a missing claim and one of other people."""
+    if not 1 <= claim_id <= MAX_ID:
+        raise not_found()
+    claim = await session.scalar(visible_claims(user).where(Claim.id == claim_id))
+    if claim is None:
+        raise not_found()
+    return claim
+
+
+async def visible_claim(
+    claim_id: Annotated[int, Path(alias="claimId", description="The claim's id.")],
+    user: CurrentUser,
+    session: SessionDep,
+) -> Claim:
+    return await get_visible_claim(session, user, claim_id)
+
+
+async def visible_claim_by_id(
+    claim_id: Annotated[int, Path(alias="id", description="The claim's id.")],
+    user: CurrentUser,
+    session: SessionDep,
+) -> Claim:
+    return await get_visible_claim(session, user, claim_id)
+
+
+# `/api/claims/{claimId}/...` (messages API) and `/api/claims/{id}/...` (claims API).
+VisibleClaim = Annotated[Claim, Depends(visible_claim)]
+VisibleClaimById = Annotated[Claim, Depends(visible_claim_by_id)]

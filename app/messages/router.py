@@ -1,5 +1,178 @@
+"""The messages API (spec 2.4, 4.4): a claim's conversation, its attachments and read state, and the
+admin's list of every message."""
+
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
+
+from app.auth.dependencies import AdminUser, CurrentUser
+from app.claims.access import MAX_ID, VisibleClaim
+from app.claims.scopes import MESSAGES_ALL, USERS_ALL, messages_of
+from app.core.cache import PageCacheDep
+from app.core.db import SessionDep
+from app.core.deps import SettingsDep
+from app.core.openapi import errors
+from app.core.pagination import Page, Pagination, build_page
+from app.core.storage import StorageDep
+from app.errors import NotFound
+from app.messages.attachments import decode_attachment
+from app.messages.reads import mark_read
+from app.messages.repository import MessageFilter, MessageRepo
+from app.messages.schemas import AdminMessageOut, MarkedRead, MessageCreated, MessageOut, MessageSend
+from app.messages.service import post_message
+from app.messages.views import admin_message_out, message_created, message_out
 
 router = APIRouter(prefix="/api", tags=["messages"])
+
+MessageId = Annotated[int, Path(alias="messageId", ge=1, le=MAX_ID, description="The message's id.")]
+MessageList = list[MessageOut] | Page[MessageOut]
+
+
+async def _claim_messages(
+    request: Request,
+    claim: VisibleClaim,
+    user: CurrentUser,
+    params: Pagination,
+    messages: MessageRepo,
+    cache: PageCacheDep,
+) -> Any:
+    key = ("messages", claim.id, user.id, params.requested, params.page, params.limit)
+
+    async def compute() -> Any:
+        if not params.requested:
+            rows, _ = await messages.list_for_claim(claim, user.id)
+            return [message_out(row) for row in rows]
+        rows, total = await messages.list_for_claim(claim, user.id, offset=params.offset, limit=params.limit)
+        return build_page([message_out(row) for row in rows], total, params, request)
+
+    return await cache.get_or_compute(messages.session, [messages_of(claim.id), USERS_ALL], key, compute)
+
+
+@router.get("/claims/{claimId}/messages", response_model=MessageList, responses=errors(400, 401, 404))
+async def list_claim_messages(page: Annotated[Any, Depends(_claim_messages)]) -> Any:
+    """A claim's messages, oldest first: a bare array of all of them, or the 8.1 envelope when `page`
+    or `limit` is given. `isRead`/`readAt` are the caller's: for a message they received, whether they
+    read it; for their own, whether the other participant read it. 404 for a claim the caller may not
+    see."""
+    return page
+
+
+@router.get("/claims/messages/{claimId}", response_model=MessageList, responses=errors(400, 401, 404))
+async def list_claim_messages_alias(page: Annotated[Any, Depends(_claim_messages)]) -> Any:
+    """The same list as `GET /api/claims/{claimId}/messages` (the path shape of spec 4.4 rule 4)."""
+    return page
+
+
+@router.post(
+    "/claims/{claimId}/messages",
+    status_code=status.HTTP_201_CREATED,
+    response_model=MessageCreated,
+    responses=errors(400, 401, 404, 409, 413, 415),
+)
+async def send_message(
+    body: MessageSend,
+    claim: VisibleClaim,
+    user: CurrentUser,
+    session: SessionDep,
+    storage: StorageDep,
+    settings: SettingsDep,
+    response: Response,
+) -> MessageCreated:
+    """Post a message in a claim: its customer, its assigned supplier, or an admin (support). Text up to
+    10,000 characters and/or one attachment (jpg, png, gif, webp or pdf, up to 10 MB decoded) as a
+    base64 data URL. 400 blank without attachment, bad base64 or a wrong `size`; 415 when the bytes are
+    not what `fileName`/`mimeType` say; 409 CLAIM_CLOSED on a closed claim; 404 for a claim the caller
+    may not see. The other participants are notified (real time, email, push)."""
+    upload = decode_attachment(body.attachment, settings.max_attachment_size) if body.attachment else None
+    message = await post_message(
+        session, storage, settings, claim=claim, sender=user, text=body.message, attachment=upload
+    )
+    response.headers["Location"] = f"/api/claims/{claim.id}/messages/{message.id}"
+    return message_created(message, user)
+
+
+@router.post("/claims/{claimId}/messages/read", response_model=MarkedRead, responses=errors(400, 401, 404))
+async def read_messages(claim: VisibleClaim, user: CurrentUser, session: SessionDep) -> MarkedRead:
+    """Mark every message of the claim the caller received and had not read as read by the caller;
+    answers the ones this call marked (a second call marks none). Publishes `messages_read` when it
+    marked any."""
+    marked = await mark_read(session, claim, user)
+    return MarkedRead(marked_as_read=len(marked), message_ids=[str(i) for i in marked])
+
+
+@router.get(
+    "/claims/{claimId}/messages/{messageId}", response_model=MessageOut, responses=errors(400, 401, 404)
+)
+async def get_message(
+    claim: VisibleClaim, message_id: MessageId, user: CurrentUser, messages: MessageRepo
+) -> MessageOut:
+    """One message of a claim, as in the list (the `Location` of a sent message)."""
+    row = await messages.one_for_claim(claim, user.id, message_id)
+    if row is None:
+        raise NotFound("No such message.")
+    return message_out(row)
+
+
+@router.get(
+    "/claims/{claimId}/messages/{messageId}/attachment",
+    response_class=Response,
+    responses={200: {"content": {"application/octet-stream": {}}}, **errors(400, 401, 404)},
+)
+async def download_attachment(
+    claim: VisibleClaim, message_id: MessageId, messages: MessageRepo, storage: StorageDep
+) -> Response:
+    """The attachment's bytes, with its Content-Type, `Content-Disposition: attachment` and
+    `X-Content-Type-Options: nosniff`. 404 when the message has none or the claim is not visible."""
+    message = await messages.attachment_of(claim.id, message_id)
+    if message is None or message.attachment_key is None:
+        raise NotFound("No such attachment.")
+    data = await storage.read(message.attachment_key)
+    return Response(
+        content=data,
+        media_type=message.attachment_mime,
+        headers={
+            "Content-Disposition": content_disposition(message.attachment_name or "attachment"),
+            "X-Content-Type-Options": "nosniff",
+            "Cache-Control": "private, no-store",
+        },
+    )
+
+
+def content_disposition(file_name: str) -> str:
+    """`attachment` with an ASCII fallback name and the exact name in RFC 5987 form."""
+    fallback = "".join(c if c.isascii() and c.isprintable() and c not in '"\\' else "_" for c in file_name)
+    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(file_name, safe='')}"
+
+
+def message_filter(
+    claim_id: Annotated[int | None, Query(alias="claimId", ge=1, le=MAX_ID)] = None,
+    sender_id: Annotated[int | None, Query(alias="senderId", ge=1, le=MAX_ID)] = None,
+    unread: Annotated[
+        bool | None, Query(description="true: not yet read by any recipient; false: read by one.")
+    ] = None,
+) -> MessageFilter:
+    return MessageFilter(claim_id=claim_id, sender_id=sender_id, unread=unread)
+
+
+@router.get("/messages", response_model=Page[AdminMessageOut], responses=errors(400, 401, 403))
+async def list_all_messages(
+    request: Request,
+    admin: AdminUser,
+    params: Pagination,
+    where: Annotated[MessageFilter, Depends(message_filter)],
+    messages: MessageRepo,
+    cache: PageCacheDep,
+) -> Any:
+    """Every message of every claim, newest first (admin only), always in the 8.1 envelope. Filters
+    `claimId`, `senderId`, `unread` (true: no recipient has read it yet). `isRead`/`readAt` here mean
+    read by a recipient (a participant other than the sender)."""
+    key = ("messages:all", admin.id, params.page, params.limit, where)
+
+    async def compute() -> Any:
+        rows, total = await messages.list_all(where, offset=params.offset, limit=params.limit)
+        return build_page([admin_message_out(row) for row in rows], total, params, request)
+
+    return await cache.get_or_compute(messages.session, [MESSAGES_ALL, USERS_ALL], key, compute)

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import base64
+import io
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from fastapi import FastAPI
+from PIL import Image
 
-from app.models import Claim, Message, Product, User
+from app.core.clock import utc_now
+from app.models import Claim, Message, MessageRead, Product, User
+from tests.factories.products import create_product
+from tests.factories.users import create_admin, create_supplier, create_user
 
 
 async def create_claim(
@@ -36,3 +44,64 @@ async def create_message(
         message = Message(claim_id=claim.id, sender_id=sender.id, body=body, **fields)
         session.add(message)
     return message
+
+
+async def mark_read_by(app: FastAPI, message: Message, reader: User, at: datetime | None = None) -> None:
+    async with app.state.sessionmaker() as session, session.begin():
+        session.add(MessageRead(message_id=message.id, user_id=reader.id, read_at=at or utc_now()))
+
+
+def png_bytes(width: int = 4, height: int = 3, color: str = "red") -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (width, height), color).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def jpg_bytes() -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (5, 5), "blue").save(buffer, format="JPEG")
+    return buffer.getvalue()
+
+
+PDF_BYTES = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
+
+
+def data_url(data: bytes, mime: str) -> str:
+    return f"data:{mime};base64,{base64.b64encode(data).decode()}"
+
+
+def attachment(data: bytes, file_name: str, mime: str, **overrides: Any) -> dict[str, Any]:
+    """An attachment as the send endpoint takes it."""
+    return {"dataUrl": data_url(data, mime), "fileName": file_name, "mimeType": mime, "size": len(data)} | (
+        overrides
+    )
+
+
+@dataclass
+class Cast:
+    """A claim with everyone around it: its customer, assigned supplier, an admin and an outsider (a
+    plain user) and another supplier, neither of whom takes part."""
+
+    customer: User
+    supplier: User
+    admin: User
+    outsider: User
+    other_supplier: User
+    product: Product
+    claim: Claim
+
+
+async def claim_cast(app: FastAPI, *, status: str = "open", **customer_fields: Any) -> Cast:
+    customer = await create_user(app, name="Ann Customer", **customer_fields)
+    supplier = await create_supplier(app, name="Sam Supplier")
+    product = await create_product(app, customer)
+    claim = await create_claim(app, product, supplier=supplier, status=status)
+    return Cast(
+        customer=customer,
+        supplier=supplier,
+        admin=await create_admin(app, name="Ada Admin"),
+        outsider=await create_user(app, name="Otto Outsider"),
+        other_supplier=await create_supplier(app, name="Sue Othersupplier"),
+        product=product,
+        claim=claim,
+    )

@@ -1,0 +1,28 @@
+"""Page-cache scopes a claim's pages live in (names as app.core.cache lists them)."""
+
+from __future__ import annotations
+
+from app.models import Claim
+
+CLAIMS_ALL = "claims:all"
+MESSAGES_ALL = "messages:all"
+PRODUCTS_ALL = "products:all"
+USERS_ALL = "users:all"
+
+
+def claims_of(user_id: int) -> str:
+    return f"claims:user:{user_id}"
+
+
+def messages_of(claim_id: int) -> str:
+    return f"messages:claim:{claim_id}"
+
+
+def products_of(owner_id: int) -> str:
+    return f"products:user:{owner_id}"
+
+
+def claim_scopes(claim: Claim, *former_supplier_ids: int | None) -> list[str]:
+    """The claim lists showing `claim`: its customer's, its supplier's (and a former one's), the admin's."""
+    people = {claim.customer_id, claim.supplier_id, *former_supplier_ids} - {None}
+    return [CLAIMS_ALL, *(claims_of(user_id) for user_id in people if user_id is not None)]

@@ -1,0 +1,71 @@
+"""The messages API (spec 2.4): ids as numeric strings, camelCase fields."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import Field
+
+from app.core.schemas import RequestModel, ResponseModel, UtcDateTime
+
+MAX_TEXT = 10_000
+
+
+class AttachmentIn(RequestModel):
+    """An attachment as sent: a `data:<mime>;base64,<data>` URL or bare base64."""
+
+    data_url: str = Field(min_length=1, description="`data:<mime>;base64,<data>` or bare base64.")
+    file_name: str = Field(min_length=1, max_length=255, examples=["photo.jpg"])
+    mime_type: str | None = Field(default=None, max_length=100, examples=["image/jpeg"])
+    size: int | None = Field(default=None, ge=0, description="Decoded size in bytes; checked when sent.")
+
+
+class MessageSend(RequestModel):
+    """At least one of `message` and `attachment`."""
+
+    message: str = Field(default="", max_length=MAX_TEXT)
+    attachment: AttachmentIn | None = None
+
+
+class AttachmentOut(ResponseModel):
+    filename: str
+    mime_type: str
+    size: int
+    url: str = Field(examples=["/api/claims/42/messages/7/attachment"])
+
+
+class MessageCreated(ResponseModel):
+    """The send answer: the message without `senderProfilePicture` and `attachment` (spec 4.4)."""
+
+    id: str = Field(examples=["7"])
+    sender_id: str | None = Field(examples=["3"])
+    sender_name: str
+    sender_email: str | None
+    message: str
+    created_at: UtcDateTime
+    is_read: bool
+    read_at: UtcDateTime | None
+
+
+class MessageOut(MessageCreated):
+    """A message (spec 2.4). `senderId`/`senderEmail` are null and `senderName` "Deleted user" once the
+    sender's account is gone. `isRead`/`readAt`: for a message the caller received, whether the caller
+    read it; for the caller's own message, whether the other participant read it (read receipt)."""
+
+    sender_profile_picture: str | None = Field(examples=["/api/user/profile-picture/ab12.jpg"])
+    attachment: AttachmentOut | None
+
+
+class AdminMessageOut(MessageOut):
+    """A message in the admin list, with its claim; `isRead`/`readAt` there mean read by a recipient
+    (a participant other than the sender)."""
+
+    claim_id: int
+
+
+class MarkedRead(ResponseModel):
+    marked_as_read: int
+    message_ids: list[str]
+
+
+MessageView = dict[str, str | int | bool | datetime | dict[str, object] | None]

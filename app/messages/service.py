@@ -1,0 +1,125 @@
+"""Posting a message and marking messages read: everything a sent message does, in the caller's
+transaction. The send endpoint and the inbound email service both post through `post_message`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.claims.scopes import MESSAGES_ALL, claim_scopes, messages_of
+from app.config import Settings
+from app.core.cache import invalidate
+from app.core.clock import iso_utc_z
+from app.core.files import check_file
+from app.core.storage import Storage
+from app.errors import Conflict, ValidationFailed
+from app.models import Claim, Message, User
+from app.notifications import triggers
+from app.realtime.events import messages_topic, publish
+
+MAX_MESSAGE_LENGTH = 10_000
+ATTACHMENT_KINDS = {"jpg", "png", "gif", "webp", "pdf"}
+ATTACHMENT_FOLDER = "attachments"
+DELETED_USER = "Deleted user"
+
+
+@dataclass
+class AttachmentUpload:
+    data: bytes
+    file_name: str
+    mime_type: str | None
+
+
+def claim_closed() -> Conflict:
+    return Conflict("The claim is closed; it takes no new messages.", code="CLAIM_CLOSED")
+
+
+async def post_message(
+    session: AsyncSession,
+    storage: Storage,
+    settings: Settings,
+    *,
+    claim: Claim,
+    sender: User,
+    text: str,
+    attachment: AttachmentUpload | None,
+) -> Message:
+    """Post `text` (and `attachment`) by `sender` in `claim`; the caller has checked that the sender may.
+
+    409 CLAIM_CLOSED on a closed claim; 400 for a message over 10,000 characters or blank without an
+    attachment; 413/415 for an attachment too large or not the jpg/png/gif/webp/pdf it claims to be.
+    Records the `new_message` event, the notifications of the other participants and the cache
+    invalidations in the same transaction.
+    """
+    await _ensure_open(session, claim)
+    text = text.strip()
+    if len(text) > MAX_MESSAGE_LENGTH:
+        raise ValidationFailed.field("message", f"at most {MAX_MESSAGE_LENGTH} characters")
+    if not text and attachment is None:
+        raise ValidationFailed.field("message", "a message needs text or an attachment")
+    message = Message(claim_id=claim.id, sender_id=sender.id, body=text)
+    if attachment is not None:
+        await _store_attachment(storage, settings, attachment, message)
+    session.add(message)
+    await session.flush()
+    await publish(session, messages_topic(claim.id), new_message_event(message, sender))
+    participants = await _participants(session, claim)
+    triggers.message_posted(session, message, triggers.recipients(participants, sender))
+    invalidate(session, *claim_scopes(claim), messages_of(claim.id), MESSAGES_ALL)
+    return message
+
+
+async def _ensure_open(session: AsyncSession, claim: Claim) -> None:
+    # Read the status again under a row lock (PostgreSQL): a close committing meanwhile waits for us or
+    # we see it, so no message lands in a closed claim.
+    status = await session.scalar(select(Claim.status).where(Claim.id == claim.id).with_for_update())
+    if status is None or status == "closed":
+        raise claim_closed()
+
+
+async def _store_attachment(
+    storage: Storage, settings: Settings, upload: AttachmentUpload, message: Message
+) -> None:
+    kind = await check_file(
+        upload.data,
+        allowed=ATTACHMENT_KINDS,
+        max_size=settings.max_attachment_size,
+        max_pixels=settings.max_image_pixels,
+        file_name=upload.file_name,
+        declared_mime=upload.mime_type,
+    )
+    message.attachment_key = await storage.save(ATTACHMENT_FOLDER, upload.data, kind.extension)
+    message.attachment_name = safe_file_name(upload.file_name, kind.extension)
+    message.attachment_mime = kind.mime_type
+    message.attachment_size = len(upload.data)
+
+
+def safe_file_name(file_name: str, extension: str) -> str:
+    """The client's name without folders or control characters, at most 255 characters."""
+    name = file_name.replace("\\", "/").rsplit("/", 1)[-1]
+    name = "".join(char for char in name if char.isprintable() and char not in '"').strip()
+    if not name or name.startswith("."):
+        name = f"attachment.{extension}"
+    return name[-255:]
+
+
+async def _participants(session: AsyncSession, claim: Claim) -> Sequence[User]:
+    ids = [user_id for user_id in (claim.customer_id, claim.supplier_id) if user_id is not None]
+    return list(await session.scalars(select(User).where(User.id.in_(ids)).order_by(User.id)))
+
+
+def new_message_event(message: Message, sender: User | None) -> dict[str, object]:
+    """The `new_message` payload (spec 6.1): ids as numeric strings, the time ending in Z."""
+    return {
+        "type": "new_message",
+        "message": {
+            "id": str(message.id),
+            "senderId": str(sender.id) if sender else None,
+            "senderName": sender.name if sender else DELETED_USER,
+            "message": message.body,
+            "createdAt": iso_utc_z(message.created_at),
+        },
+    }
