@@ -1,5 +1,184 @@
+"""The claims API (spec 2.3, 3, 4.3, 4.6): opening claims, the caller's and the admin's lists, the
+detail, the lifecycle and supplier assignment."""
+
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request, Response, status
+from sqlalchemy import select
+
+from app.auth.dependencies import AdminUser, CurrentUser
+from app.claims import service
+from app.claims.access import MAX_ID, VisibleClaimById, participating_claims
+from app.claims.repository import ClaimFilter, ClaimRepo
+from app.claims.schemas import (
+    ClaimCreate,
+    ClaimDetail,
+    ClaimListItem,
+    ClaimMessage,
+    ClaimProduct,
+    ClaimStatus,
+    StatusChange,
+    SupplierAssign,
+)
+from app.claims.scopes import CLAIMS_ALL, PRODUCTS_ALL, USERS_ALL, claims_of
+from app.core.cache import PageCacheDep
+from app.core.openapi import errors
+from app.core.pagination import Page, PageParams, Pagination, build_page
+from app.models import Claim
 
 router = APIRouter(prefix="/api", tags=["claims"])
+
+
+def claim_filter(
+    status: Annotated[ClaimStatus | None, Query(description="Only claims in this status.")] = None,
+    product_id: Annotated[int | None, Query(alias="productId", ge=1, le=MAX_ID)] = None,
+) -> ClaimFilter:
+    return ClaimFilter(status=status, product_id=product_id)
+
+
+Filter = Annotated[ClaimFilter, Depends(claim_filter)]
+
+
+async def _list(
+    request: Request,
+    key: tuple[Any, ...],
+    scopes: list[str],
+    base: Any,
+    where: ClaimFilter,
+    params: PageParams,
+    claims: ClaimRepo,
+    cache: PageCacheDep,
+    always_paged: bool = False,
+) -> Any:
+    paged = always_paged or params.requested
+    key = (*key, paged, params.page, params.limit, where)
+
+    async def compute() -> Any:
+        if not paged:
+            rows, _ = await claims.list_items(base, where)
+            return [ClaimListItem.model_validate(row) for row in rows]
+        rows, total = await claims.list_items(base, where, offset=params.offset, limit=params.limit)
+        return build_page([ClaimListItem.model_validate(row) for row in rows], total, params, request)
+
+    return await cache.get_or_compute(claims.session, scopes, key, compute)
+
+
+@router.post(
+    "/claims",
+    status_code=status.HTTP_201_CREATED,
+    response_model=ClaimListItem,
+    responses=errors(400, 401, 404, 409),
+)
+async def create_claim(
+    body: ClaimCreate, user: CurrentUser, claims: ClaimRepo, response: Response
+) -> ClaimListItem:
+    """Open a claim on one of the caller's products (404 for any other product). It starts `open`. 409
+    CLAIM_ALREADY_ACTIVE while the product has a claim that is not closed."""
+    claim = await service.open_claim(user, body.product_id, body.description, claims=claims)
+    product = await claims.product_of(claim)
+    response.headers["Location"] = f"/api/claims/{claim.id}"
+    return ClaimListItem(
+        id=claim.id,
+        product_id=product.id,
+        product_name=product.name,
+        product_brand=product.brand,
+        customer_id=user.id,
+        customer_email=user.email,
+        status="open",
+        description=claim.description,
+        created_at=claim.created_at,
+        message_count=0,
+    )
+
+
+@router.get("/claims", response_model=list[ClaimListItem] | Page[ClaimListItem], responses=errors(400, 401))
+async def list_claims(
+    request: Request,
+    user: CurrentUser,
+    where: Filter,
+    params: Pagination,
+    claims: ClaimRepo,
+    cache: PageCacheDep,
+) -> Any:
+    """The claims the caller takes part in, as customer or as assigned supplier (for admins too: the
+    admin's view of every claim is `GET /api/admin/claims`), newest first. Filters `status`,
+    `productId`. A bare array of every match, or the 8.1 envelope when `page` or `limit` is given."""
+    scopes = [claims_of(user.id), PRODUCTS_ALL, USERS_ALL]
+    base = participating_claims(user)
+    return await _list(request, ("claims", user.id), scopes, base, where, params, claims, cache)
+
+
+@router.get("/admin/claims", response_model=Page[ClaimListItem], responses=errors(400, 401, 403))
+async def admin_list_claims(
+    request: Request,
+    admin: AdminUser,
+    where: Filter,
+    params: Pagination,
+    claims: ClaimRepo,
+    cache: PageCacheDep,
+) -> Any:
+    """Every claim, newest first (admin only), always in the 8.1 envelope; filters `status`, `productId`."""
+    scopes = [CLAIMS_ALL, PRODUCTS_ALL, USERS_ALL]
+    base = select(Claim)
+    return await _list(
+        request, ("admin/claims", admin.id), scopes, base, where, params, claims, cache, always_paged=True
+    )
+
+
+async def _detail(claim: Claim, claims: ClaimRepo) -> ClaimDetail:
+    product = await claims.product_of(claim)
+    messages = await claims.messages_of(claim.id)
+    return ClaimDetail(
+        id=claim.id,
+        status=claim.status,
+        description=claim.description,
+        product=ClaimProduct.model_validate(product),
+        product_id=product.id,
+        customer_id=claim.customer_id,
+        supplier_id=claim.supplier_id,
+        messages=[ClaimMessage.model_validate(row) for row in messages],
+        created_at=claim.created_at,
+        updated_at=claim.updated_at,
+    )
+
+
+@router.get("/claims/{id}", response_model=ClaimDetail, responses=errors(400, 401, 404))
+async def get_claim(claim: VisibleClaimById, claims: ClaimRepo) -> ClaimDetail:
+    """A claim with its product and messages, for its customer, its assigned supplier and admins (404 for
+    anyone else)."""
+    return await _detail(claim, claims)
+
+
+@router.post("/claims/{id}/status", response_model=ClaimDetail, responses=errors(400, 401, 403, 404, 409))
+async def change_status(
+    body: StatusChange, claim: VisibleClaimById, user: CurrentUser, claims: ClaimRepo
+) -> ClaimDetail:
+    """Move a claim: open -> in_progress and in_progress -> resolved (assigned supplier, admin);
+    resolved -> in_progress (customer, supplier, admin: reopen); resolved -> closed (customer, admin).
+    404 for who cannot see the claim, 403 for a participant the move is not for, 409
+    INVALID_STATUS_TRANSITION for any other move. Publishes `status_update` and notifies the other
+    participants."""
+    await service.change_status(claim, body.status, user, claims=claims)
+    return await _detail(claim, claims)
+
+
+@router.post("/claims/{id}/close", response_model=ClaimDetail, responses=errors(401, 403, 404, 409))
+async def close_claim(claim: VisibleClaimById, user: CurrentUser, claims: ClaimRepo) -> ClaimDetail:
+    """Close a resolved claim (its customer or an admin; 403 for the supplier). 409 CLAIM_NOT_RESOLVED
+    when it is not resolved (closed included). Answers the detail; publishes `status_update` and
+    notifies the other participants."""
+    await service.close_claim(claim, user, claims=claims)
+    return await _detail(claim, claims)
+
+
+@router.put("/claims/{id}/supplier", response_model=ClaimDetail, responses=errors(400, 401, 403, 404))
+async def assign_supplier(
+    body: SupplierAssign, claim: VisibleClaimById, user: CurrentUser, claims: ClaimRepo
+) -> ClaimDetail:
+    """Assign the claim's supplier (admin only: 403 for its participants, 404 for anyone else).
+    `supplierId` must be a user holding ROLE_SUPPLIER (an admin counts, by the role hierarchy) other than
+    the customer, else 400 VALIDATION_FAILED; `null` unassigns."""
+    await service.assign_supplier(claim, body.supplier_id, user, claims=claims)
+    return await _detail(claim, claims)

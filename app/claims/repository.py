@@ -1,0 +1,124 @@
+"""Claim reads and writes. Lists select only the columns an item shows, with product, customer email and
+message count joined in: two queries (rows and count) whatever the page size."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from fastapi import Depends
+from sqlalchemy import ColumnElement, Select, func, select
+from sqlalchemy.exc import IntegrityError
+
+from app.core.repository import Repository
+from app.errors import Conflict
+from app.models import Claim, Message, Product, User
+
+
+@dataclass(frozen=True)
+class ClaimFilter:
+    status: str | None = None
+    product_id: int | None = None
+
+    def conditions(self) -> list[ColumnElement[bool]]:
+        conditions: list[ColumnElement[bool]] = []
+        if self.status is not None:
+            conditions.append(Claim.status == self.status)
+        if self.product_id is not None:
+            conditions.append(Claim.product_id == self.product_id)
+        return conditions
+
+
+def already_active() -> Conflict:
+    return Conflict("This product already has a claim that is not closed.", code="CLAIM_ALREADY_ACTIVE")
+
+
+_MESSAGE_COUNT = (
+    select(func.count(Message.id)).where(Message.claim_id == Claim.id).correlate(Claim).scalar_subquery()
+)
+_LIST_COLUMNS = (
+    Claim.id,
+    Claim.product_id,
+    Product.name.label("product_name"),
+    Product.brand.label("product_brand"),
+    Claim.customer_id,
+    User.email.label("customer_email"),
+    Claim.status,
+    Claim.description,
+    Claim.created_at,
+    _MESSAGE_COUNT.label("message_count"),
+)
+
+
+class ClaimRepository(Repository):
+    async def list_items(
+        self, base: Select[Any], where: ClaimFilter, *, offset: int = 0, limit: int | None = None
+    ) -> tuple[Sequence[Any], int]:
+        """List items of the claims `base` selects (an access statement), newest first, ties by id;
+        every match when `limit` is None."""
+        scoped = base.where(*where.conditions())
+        statement = (
+            scoped.with_only_columns(*_LIST_COLUMNS)
+            .join(Product, Product.id == Claim.product_id)
+            .join(User, User.id == Claim.customer_id)
+            .order_by(Claim.created_at.desc(), Claim.id.desc())
+            .offset(offset)
+            .limit(limit)
+        )
+        rows = (await self.session.execute(statement)).all()
+        if limit is None:
+            return rows, len(rows)
+        total = await self.session.scalar(scoped.with_only_columns(func.count(Claim.id)))
+        return rows, total or 0
+
+    async def own_product(self, owner_id: int, product_id: int) -> Product | None:
+        return await self.session.scalar(
+            select(Product).where(Product.id == product_id, Product.owner_id == owner_id)
+        )
+
+    async def has_active_claim(self, product_id: int) -> bool:
+        found = await self.session.scalar(
+            select(Claim.id).where(Claim.product_id == product_id, Claim.status != "closed").limit(1)
+        )
+        return found is not None
+
+    async def add(self, claim: Claim) -> Claim:
+        """Insert; 409 CLAIM_ALREADY_ACTIVE when the database's one-active-claim-per-product index says a
+        concurrent request got there first (the savepoint keeps the request's transaction usable)."""
+        try:
+            async with self.session.begin_nested():
+                self.session.add(claim)
+                await self.session.flush()
+        except IntegrityError:
+            raise already_active() from None
+        return claim
+
+    async def lock(self, claim: Claim) -> Claim:
+        """Read the claim again under a row lock (PostgreSQL; SQLite writers are serialized anyway), so
+        concurrent changes of one claim apply one after the other, each to the state the other left."""
+        await self.session.refresh(claim, with_for_update=True)
+        return claim
+
+    async def product_of(self, claim: Claim) -> Product:
+        product = await self.session.get(Product, claim.product_id)
+        assert product is not None  # claims go with their product (ON DELETE CASCADE)
+        return product
+
+    async def messages_of(self, claim_id: int) -> Sequence[Any]:
+        statement = (
+            select(Message.id, Message.sender_id, Message.body.label("message"), Message.created_at)
+            .where(Message.claim_id == claim_id)
+            .order_by(Message.created_at, Message.id)
+        )
+        return (await self.session.execute(statement)).all()
+
+    async def users(self, *user_ids: int | None) -> list[User]:
+        """These users (customer, supplier, ...), in one query; missing and None ids are skipped."""
+        ids = {user_id for user_id in user_ids if user_id is not None}
+        if not ids:
+            return []
+        return list(await self.session.scalars(select(User).where(User.id.in_(ids)).order_by(User.id)))
+
+
+ClaimRepo = Annotated[ClaimRepository, Depends(ClaimRepository)]

@@ -1,0 +1,66 @@
+"""The claims API (spec 2.3): list items, the detail, and the request bodies."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from app.core.schemas import RequestModel, ResponseModel, UtcDateTime
+
+ClaimStatus = Literal["open", "in_progress", "resolved", "closed"]
+
+
+class ClaimCreate(RequestModel):
+    product_id: int = Field(ge=1, le=2**31 - 1, description="One of the caller's products.")
+    description: str = Field(min_length=1, max_length=5000, examples=["The pump stopped working."])
+
+
+class StatusChange(RequestModel):
+    status: ClaimStatus
+
+
+class SupplierAssign(RequestModel):
+    supplier_id: int | None = Field(ge=1, le=2**31 - 1, description="A ROLE_SUPPLIER user; null unassigns.")
+
+
+class ClaimListItem(ResponseModel):
+    id: int
+    type: Literal["claim"] = "claim"
+    product_id: int
+    product_name: str
+    product_brand: str
+    customer_id: int
+    customer_email: str
+    status: ClaimStatus
+    description: str
+    created_at: UtcDateTime
+    message_count: int
+
+
+class ClaimProduct(ResponseModel):
+    id: int
+    name: str
+    brand: str
+
+
+class ClaimMessage(ResponseModel):
+    """A message inside the claim detail (spec 2.3: integer ids; `senderId` null once deleted)."""
+
+    id: int
+    sender_id: int | None
+    message: str
+    created_at: UtcDateTime
+
+
+class ClaimDetail(ResponseModel):
+    id: int
+    status: ClaimStatus
+    description: str
+    product: ClaimProduct
+    product_id: int
+    customer_id: int
+    supplier_id: int | None
+    messages: list[ClaimMessage]
+    created_at: UtcDateTime
+    updated_at: UtcDateTime

@@ -1,0 +1,36 @@
+"""The claim lifecycle (contract 5): which moves exist and who may make each, checked in the contract's
+order: a participant not in the move's row gets 403, any move not in the table 409. (Who may see the
+claim at all, 404, is checked before, by app.claims.access.)"""
+
+from __future__ import annotations
+
+from app.claims.access import ADMIN, CUSTOMER, SUPPLIER
+from app.errors import Conflict, Forbidden
+
+MOVES: dict[tuple[str, str], frozenset[str]] = {
+    ("open", "in_progress"): frozenset({SUPPLIER, ADMIN}),
+    ("in_progress", "resolved"): frozenset({SUPPLIER, ADMIN}),
+    ("resolved", "in_progress"): frozenset({CUSTOMER, SUPPLIER, ADMIN}),  # reopen
+    ("resolved", "closed"): frozenset({CUSTOMER, ADMIN}),
+}
+
+
+def check_move(current: str, target: str, actor_roles: set[str]) -> None:
+    """403 when the move exists but none of the actor's roles in the claim may make it; 409
+    INVALID_STATUS_TRANSITION when there is no such move."""
+    allowed = MOVES.get((current, target))
+    if allowed is None:
+        raise Conflict(f"A claim cannot go from {current} to {target}.", code="INVALID_STATUS_TRANSITION")
+    if not allowed & actor_roles:
+        who = ", ".join(sorted(allowed))
+        raise Forbidden(f"Only the claim's {who} may move it from {current} to {target}.")
+
+
+def check_close(current: str, actor_roles: set[str]) -> None:
+    """Close: 403 for who may never close (the supplier), then 409 CLAIM_NOT_RESOLVED unless resolved."""
+    if not MOVES[("resolved", "closed")] & actor_roles:
+        raise Forbidden("Only the claim's customer or an admin may close it.")
+    if current != "resolved":
+        raise Conflict(
+            f"Only a resolved claim can be closed; this one is {current}.", code="CLAIM_NOT_RESOLVED"
+        )
