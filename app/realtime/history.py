@@ -41,6 +41,12 @@ async def events_after(session: AsyncSession, topics: list[str], after: int) -> 
     return [StoredEvent(*row) for row in rows]
 
 
+async def ids_after(session: AsyncSession, topics: list[str], after: int) -> set[int]:
+    """The ids of the events of `topics` above `after` (already committed: not news for a new subscriber)."""
+    rows = await session.scalars(select(Event.id).where(Event.topic.in_(topics), Event.id > after))
+    return set(rows)
+
+
 async def all_after(session: AsyncSession, after: int, limit: int) -> list[StoredEvent]:
     """Every topic's events above `after`, oldest first (the tail reader's query)."""
     rows = await session.execute(

@@ -39,8 +39,8 @@ class Subscriber:
     queue: asyncio.Queue[tuple[int, bytes]]
     closed: bool = False
     reason: str = ""
-    # Ids this subscriber already got by replay: the live copies are dropped.
-    replayed: set[int] = field(default_factory=set)
+    # Ids this subscriber got by replay, or that were committed before it connected: never sent live.
+    skip: set[int] = field(default_factory=set)
 
 
 class TooManyStreams(Exception):

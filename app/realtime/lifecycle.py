@@ -35,6 +35,7 @@ async def hub_lifespan(
     app.state.hub = hub
     sessionmaker: async_sessionmaker[AsyncSession] = app.state.sessionmaker
     tail = EventTail(sessionmaker, hub.deliver)
+    app.state.hub_tail = tail
     # At startup, not in the background, when the database is up; else the tasks retry.
     with contextlib.suppress(Exception):
         await _prune(sessionmaker, settings.event_retention_hours)

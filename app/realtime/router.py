@@ -13,9 +13,10 @@ from app.core.deps import SettingsDep
 from app.core.openapi import errors
 from app.errors import ServiceUnavailable, TooManyRequests
 from app.realtime.access import authenticate, find_token, require_visible
-from app.realtime.history import EARLIEST, events_after, newest_id, replay_start
+from app.realtime.history import EARLIEST, events_after, ids_after, newest_id, replay_start
 from app.realtime.hub import Hub, HubClosed, TooManyStreams
 from app.realtime.stream import Stream, Timing
+from app.realtime.tail import EventTail
 from app.realtime.topics import parse_topics
 
 router = APIRouter(prefix="", tags=["realtime"])
@@ -53,13 +54,17 @@ async def subscribe(
     topics = parse_topics(topic)
     token = find_token(request)
     hub: Hub = request.app.state.hub
+    tail: EventTail = request.app.state.hub_tail
     sessionmaker: async_sessionmaker[AsyncSession] = request.app.state.sessionmaker
     # A short session to authorize and read the replay; the stream itself holds none.
     async with sessionmaker() as session:
         user, claims = await authenticate(session, settings, token)
         await require_visible(session, user, {t.claim_id for t in topics})
+        names = [t.name for t in topics]
         try:
-            subscriber = hub.subscribe(user.id, [t.name for t in topics])
+            subscriber = hub.subscribe(user.id, names)
+            # No await since subscribing: events up to here were fanned out before this subscriber existed.
+            delivered_through = tail.watermark
         except TooManyStreams:
             raise TooManyRequests(RETRY_AFTER, "Too many open streams; close one first.") from None
         except HubClosed:
@@ -67,7 +72,12 @@ async def subscribe(
         try:
             # Subscribed first, then read: nothing committed in between can fall through the crack.
             after = await replay_start(session, last_event_id or last_event_id_query)
-            replay = await events_after(session, [t.name for t in topics], after) if after is not None else []
+            if after is None:
+                # Committed before this connection but not fanned out yet: not news, never sent live.
+                replay, skip = [], await ids_after(session, names, delivered_through)
+            else:
+                replay = await events_after(session, names, after)
+                skip = {event.id for event in replay}
             newest = await newest_id(session)
         except BaseException:
             hub.unsubscribe(subscriber)
@@ -77,6 +87,6 @@ async def subscribe(
         reauthorize=settings.sse_reauthorize_interval,
         expires_in=(claims.expires_at - utc_now()).total_seconds(),
     )
-    stream = Stream(hub, subscriber, topics, replay, after, sessionmaker, timing)
+    stream = Stream(hub, subscriber, topics, replay, skip, after, sessionmaker, timing)
     headers = {**STREAM_HEADERS, "Last-Event-ID": str(newest) if newest is not None else EARLIEST}
     return StreamingResponse(stream.frames(), media_type="text/event-stream", headers=headers)

@@ -39,6 +39,7 @@ class Stream:
         subscriber: Subscriber,
         topics: list[Topic],
         replay: list[StoredEvent],
+        skip: set[int],
         after: int | None,
         sessionmaker: async_sessionmaker[AsyncSession],
         timing: Timing,
@@ -50,7 +51,7 @@ class Stream:
         self._after = after or 0
         self._sessionmaker = sessionmaker
         self._timing = timing
-        subscriber.replayed = {event.id for event in replay}
+        subscriber.skip = skip
 
     async def frames(self) -> AsyncIterator[bytes]:
         loop = asyncio.get_running_loop()
@@ -95,7 +96,7 @@ class Stream:
             if item is CLOSE or self._subscriber.closed:
                 return None
             event_id, data = item
-            if event_id > self._after and event_id not in self._subscriber.replayed:
+            if event_id > self._after and event_id not in self._subscriber.skip:
                 parts.append(data)
             item = (
                 self._subscriber.queue.get_nowait()

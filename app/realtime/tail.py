@@ -43,6 +43,11 @@ class EventTail:
         self._gaps: dict[int, float] = {}  # missing id -> when first noticed
         self._prepared = False
 
+    @property
+    def watermark(self) -> int:
+        """Every event up to this id has been handed to the hub already (or given up as a rollback)."""
+        return self._watermark
+
     def wake(self) -> None:
         """Safe from any thread and from SQLAlchemy's after-commit hook."""
         self._loop.call_soon_threadsafe(self._wake.set)
