@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -52,6 +53,8 @@ class Stream:
         self._sessionmaker = sessionmaker
         self._timing = timing
         subscriber.skip = skip
+        # A response that never starts streaming never runs `frames`' finally: let collection unsubscribe.
+        weakref.finalize(self, hub.unsubscribe, subscriber)
 
     async def frames(self) -> AsyncIterator[bytes]:
         loop = asyncio.get_running_loop()

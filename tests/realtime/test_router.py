@@ -16,7 +16,7 @@ from tests.factories.claims import create_claim
 from tests.factories.products import create_product
 from tests.factories.realtime import new_message, publish_event
 from tests.factories.users import DEFAULT_PASSWORD, create_supplier, create_user
-from tests.helpers import assert_error
+from tests.helpers import assert_error, wait_for
 from tests.realtime.support import HUB, LiveServer, subscribe
 
 
@@ -60,6 +60,15 @@ async def test_stream_delivers_stored_payloads_with_ids(live: LiveServer, http: 
 
         assert await stream.events(2) == [first, second]
     assert json.loads(second[1]) == status
+
+
+async def test_an_open_stream_holds_no_database_connection(live: LiveServer, http: httpx.AsyncClient) -> None:
+    s = await scene(live.app)
+    pool = live.app.state.engine.pool
+    async with subscribe(http, messages_topic(s.claim.id), token=s.token) as stream:
+        assert await stream.next() is not None  # a heartbeat: the route is long done
+        await wait_for(lambda: asyncio.sleep(0, pool.checkedout() == 0))
+        assert live.app.state.hub.subscriber_count == 1
 
 
 async def test_full_url_topics_are_accepted(live: LiveServer, http: httpx.AsyncClient) -> None:
@@ -252,13 +261,12 @@ async def test_streams_per_user_are_capped(live: LiveServer, http: httpx.AsyncCl
         assert int(response.headers["retry-after"]) >= 1
 
     # Once closed, the slot is free again.
+
     async def reopened() -> bool:
         async with http.stream(
             "GET", HUB, params={"topic": topic}, headers={"Authorization": f"Bearer {s.token}"}
         ) as r:
             return r.status_code == 200
-
-    from tests.helpers import wait_for
 
     await wait_for(reopened)
 
