@@ -98,5 +98,10 @@ def _verify_image(data: bytes, kind: FileKind, max_pixels: int) -> None:
             if _PILLOW_FORMATS.get(image.format or "") != kind.extension:
                 raise UnsupportedMediaType("The file is not the image its header says.")
             image.load()  # decode the pixels: a truncated or corrupt image fails here
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
+    except Image.DecompressionBombError as exc:
+        # Pillow refuses on opening what declares far more pixels than its own limit: a bomb is too large.
+        raise PayloadTooLarge(
+            f"The image declares more than {max_pixels} pixels.", details={"maxPixels": max_pixels}
+        ) from exc
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         raise UnsupportedMediaType("The file is not a readable image.") from exc

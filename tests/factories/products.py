@@ -8,7 +8,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from app.models import Product, User
+from app.models import Product, Receipt, User
 from app.products.warranty import expiry_date
 
 
@@ -38,3 +38,24 @@ async def create_product(
         )
         session.add(product)
     return product
+
+
+PDF_RECEIPT = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
+
+
+async def create_receipt(
+    app: FastAPI, product: Product, *, file_name: str = "receipt.pdf", data: bytes = PDF_RECEIPT
+) -> Receipt:
+    """A PDF receipt of `product`, its file in the app's storage."""
+    key = await app.state.storage.save("receipts", data, "pdf")
+    async with app.state.sessionmaker() as session, session.begin():
+        receipt = Receipt(
+            product_id=product.id,
+            file_name=file_name,
+            file_type="pdf",
+            mime_type="application/pdf",
+            size=len(data),
+            storage_key=key,
+        )
+        session.add(receipt)
+    return receipt

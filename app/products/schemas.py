@@ -1,0 +1,198 @@
+"""Products and receipts on the wire (spec 2.1, 2.2; contract 4)."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from decimal import Decimal, InvalidOperation
+from typing import Annotated, Any, Self
+
+from pydantic import (
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    StrictInt,
+    WithJsonSchema,
+)
+
+from app.core.clock import utc_today
+from app.core.schemas import RequestModel, ResponseModel, UtcDateTime
+from app.models import Product
+from app.products.warranty import WarrantyStatus, warranty_status
+
+EARLIEST_PURCHASE = date(1900, 1, 1)
+MAX_PRICE = Decimal("9999999999.99")  # what Numeric(12, 2) holds
+_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _purchase_date(value: object) -> date:
+    """Only `YYYY-MM-DD` text, a real day, from 1900-01-01 up to today (UTC)."""
+    if not isinstance(value, str) or not _ISO_DAY.match(value.strip()):
+        raise ValueError("must be a date as YYYY-MM-DD")
+    try:
+        day = date.fromisoformat(value.strip())
+    except ValueError:
+        raise ValueError("is not a real day") from None
+    if day > utc_today():
+        raise ValueError("must not be in the future")
+    if day < EARLIEST_PURCHASE:
+        raise ValueError("must not be before 1900-01-01")
+    return day
+
+
+def _price(value: object) -> Decimal | None:
+    """A JSON number (not text, not a boolean), at least 0, with at most two decimals."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError("must be a number")
+    try:
+        amount = Decimal(str(value))
+    except InvalidOperation:
+        raise ValueError("must be a number") from None
+    if not amount.is_finite() or amount < 0:
+        raise ValueError("must be a number of at least 0")
+    if amount > MAX_PRICE:
+        raise ValueError(f"must be at most {MAX_PRICE}")
+    if amount != amount.quantize(Decimal("0.01")):
+        raise ValueError("must have at most two decimals")
+    return amount.quantize(Decimal("0.01"))
+
+
+PurchaseDate = Annotated[
+    date,
+    BeforeValidator(_purchase_date),
+    WithJsonSchema({"type": "string", "format": "date", "examples": ["2026-01-15"]}),
+]
+Price = Annotated[
+    Decimal | None,
+    BeforeValidator(_price),
+    WithJsonSchema({"anyOf": [{"type": "number", "minimum": 0, "multipleOf": 0.01}, {"type": "null"}]}),
+]
+Months = Annotated[StrictInt, Field(ge=0, le=600)]
+Name = Annotated[str, Field(min_length=1, max_length=255)]
+Text100 = Annotated[str, Field(min_length=1, max_length=100)]
+
+
+def _midnight_utc(day: date) -> str:
+    return f"{day.isoformat()}T00:00:00+00:00"
+
+
+# A day shown as a timestamp at 00:00:00 UTC (purchaseDate and warrantyExpiresAt in responses).
+DayAsTimestamp = Annotated[
+    date,
+    PlainSerializer(_midnight_utc, return_type=str),
+    WithJsonSchema({"type": "string", "format": "date-time", "examples": ["2026-01-15T00:00:00+00:00"]}),
+]
+# Sent as a JSON number, as the client sent it (two decimals at most, so a float shows it exactly).
+PriceOut = Annotated[
+    Decimal | None, PlainSerializer(lambda v: None if v is None else float(v), return_type=float | None)
+]
+
+_EXAMPLE: dict[str, Any] = {
+    "name": "Espresso machine",
+    "brand": "Gaggia",
+    "category": "Kitchen",
+    "purchaseDate": "2026-01-15",
+    "warrantyPeriodMonths": 24,
+}
+
+
+class ProductCreate(RequestModel):
+    """A new product. Strings are trimmed; `store`, `price` and `serialNumber` are optional."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{**_EXAMPLE, "store": "Coffee & Co", "price": 499.99}]}
+    )
+
+    name: Name
+    brand: Text100
+    category: Text100
+    purchase_date: PurchaseDate
+    warranty_period_months: Months
+    store: Text100 | None = None
+    price: Price = None
+    serial_number: Text100 | None = None
+
+
+class ProductUpdate(ProductCreate):
+    """Any subset of the create fields, with the same rules; only the fields sent change. The required
+    fields may be left out but not set to null (the defaults below are never validated; a sent null is)."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"warrantyPeriodMonths": 36, "price": 450}]})
+
+    name: Name = None  # type: ignore[assignment]
+    brand: Text100 = None  # type: ignore[assignment]
+    category: Text100 = None  # type: ignore[assignment]
+    purchase_date: PurchaseDate = None  # type: ignore[assignment]
+    warranty_period_months: Months = None  # type: ignore[assignment]
+
+    def changes(self) -> dict[str, Any]:
+        """attribute -> new value, for the fields the client sent."""
+        return {name: getattr(self, name) for name in self.model_fields_set}
+
+
+class ProductOut(ResponseModel):
+    """A product as every endpoint answers it (list items, create, update, the detail's base)."""
+
+    id: int
+    name: str
+    brand: str
+    category: str
+    store: str | None
+    purchase_date: DayAsTimestamp
+    warranty_period_months: int
+    price: PriceOut
+    serial_number: str | None
+    warranty_status: WarrantyStatus
+    warranty_expires_at: DayAsTimestamp
+    has_active_claim: bool
+    created_at: UtcDateTime
+    updated_at: UtcDateTime
+
+    @classmethod
+    def of(cls, product: Product, *, has_active_claim: bool, today: date, expiring_soon_days: int) -> Self:
+        """The product as shown on `today`: its warranty status is computed at read time."""
+        return cls.model_validate(
+            {
+                **{column: getattr(product, column) for column in _COLUMNS},
+                "warranty_expires_at": product.warranty_expires_on,
+                "warranty_status": warranty_status(product.warranty_expires_on, today, expiring_soon_days),
+                "has_active_claim": has_active_claim,
+            }
+        )
+
+
+_COLUMNS = (
+    "id", "name", "brand", "category", "store", "purchase_date", "warranty_period_months", "price",
+    "serial_number", "created_at", "updated_at",
+)  # fmt: skip
+
+
+class ReceiptOut(ResponseModel):
+    id: int
+    file_name: str = Field(examples=["invoice.pdf"])
+    file_type: str = Field(examples=["pdf"])
+    mime_type: str = Field(examples=["application/pdf"])
+    size: int
+    created_at: UtcDateTime
+    url: str = Field(examples=["/api/products/1/receipts/3/file"])
+
+
+class ProductClaim(ResponseModel):
+    """A claim as the single-product response lists it."""
+
+    id: int
+    status: str
+    description: str
+    created_at: UtcDateTime
+
+
+class ProductDetail(ProductOut):
+    receipts: list[ReceiptOut]
+    claims: list[ProductClaim]
+
+
+def receipt_url(product_id: int, receipt_id: int) -> str:
+    return f"/api/products/{product_id}/receipts/{receipt_id}/file"
