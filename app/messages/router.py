@@ -39,7 +39,7 @@ async def _claim_messages(
     messages: MessageRepo,
     cache: PageCacheDep,
 ) -> Any:
-    key = ("messages", claim.id, user.id, params.requested, params.page, params.limit)
+    key = (request.url.path, claim.id, user.id, params.requested, params.page, params.limit)
 
     async def compute() -> Any:
         if not params.requested:

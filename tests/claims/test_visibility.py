@@ -1,0 +1,106 @@
+"""Who may see a claim: its customer, its assigned supplier and admins. Anyone else gets the same 404 on
+every endpoint of the claim as for a claim that does not exist."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from tests.factories.claims import PDF_BYTES, Cast, claim_cast, create_message
+from tests.factories.users import auth_headers
+
+Request = Callable[[int, int], tuple[str, str, dict[str, Any] | None]]
+
+ENDPOINTS: dict[str, Request] = {
+    "detail": lambda c, m: ("GET", f"/api/claims/{c}", None),
+    "status": lambda c, m: ("POST", f"/api/claims/{c}/status", {"status": "in_progress"}),
+    "close": lambda c, m: ("POST", f"/api/claims/{c}/close", None),
+    "supplier": lambda c, m: ("PUT", f"/api/claims/{c}/supplier", {"supplierId": None}),
+    "messages": lambda c, m: ("GET", f"/api/claims/{c}/messages", None),
+    "messages, paged": lambda c, m: ("GET", f"/api/claims/{c}/messages?page=1", None),
+    "messages, other path": lambda c, m: ("GET", f"/api/claims/messages/{c}", None),
+    "one message": lambda c, m: ("GET", f"/api/claims/{c}/messages/{m}", None),
+    "send": lambda c, m: ("POST", f"/api/claims/{c}/messages", {"message": "hello"}),
+    "read": lambda c, m: ("POST", f"/api/claims/{c}/messages/read", None),
+    "attachment": lambda c, m: ("GET", f"/api/claims/{c}/messages/{m}/attachment", None),
+}
+
+
+async def _setup(app: FastAPI) -> tuple[Cast, int]:
+    cast = await claim_cast(app)
+    message = await create_message(
+        app,
+        cast.claim,
+        cast.customer,
+        attachment_name="bill.pdf",
+        attachment_mime="application/pdf",
+        attachment_size=len(PDF_BYTES),
+        attachment_key=await app.state.storage.save("attachments", PDF_BYTES, "pdf"),
+    )
+    return cast, message.id
+
+
+async def _call(
+    client: httpx.AsyncClient, request: tuple[str, str, dict[str, Any] | None], headers: dict[str, str]
+) -> httpx.Response:
+    method, path, body = request
+    return await client.request(method, path, json=body, headers=headers)
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+@pytest.mark.parametrize("who", ["outsider", "other_supplier"])
+async def test_non_participants_get_404_everywhere(
+    app: FastAPI, client: httpx.AsyncClient, endpoint: str, who: str
+) -> None:
+    cast, message_id = await _setup(app)
+    headers = auth_headers(app, getattr(cast, who))
+
+    hidden = await _call(client, ENDPOINTS[endpoint](cast.claim.id, message_id), headers)
+    missing = await _call(client, ENDPOINTS[endpoint](999_999, message_id), headers)
+
+    assert hidden.status_code == 404, hidden.text
+    assert (
+        hidden.json()
+        == missing.json()
+        == {"error": "NotFound", "message": "No such claim.", "code": "NOT_FOUND"}
+    )
+
+
+@pytest.mark.parametrize("who", ["customer", "supplier", "admin"])
+async def test_participants_and_admins_see_everything(
+    app: FastAPI, client: httpx.AsyncClient, who: str
+) -> None:
+    cast, message_id = await _setup(app)
+    headers = auth_headers(app, getattr(cast, who))
+    for endpoint in (
+        "detail",
+        "messages",
+        "messages, paged",
+        "messages, other path",
+        "one message",
+        "attachment",
+    ):
+        response = await _call(client, ENDPOINTS[endpoint](cast.claim.id, message_id), headers)
+        assert response.status_code == 200, (endpoint, response.text)
+
+
+async def test_a_message_of_another_claim_is_not_found_through_this_one(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    _, message_id = await _setup(app)
+    mine = await claim_cast(app)
+    headers = auth_headers(app, mine.customer)
+    for endpoint in ("one message", "attachment"):
+        response = await _call(client, ENDPOINTS[endpoint](mine.claim.id, message_id), headers)
+        assert response.status_code == 404
+
+
+async def test_a_missing_token_is_401(app: FastAPI, client: httpx.AsyncClient) -> None:
+    cast, message_id = await _setup(app)
+    for endpoint in ENDPOINTS.values():
+        response = await _call(client, endpoint(cast.claim.id, message_id), {})
+        assert response.status_code == 401
