@@ -5,9 +5,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
 
-from app.config import get_settings
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.config import Settings, get_settings
 from app.models import ROLES
+
+Sessions = async_sessionmaker[AsyncSession]
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -32,8 +39,19 @@ def _migrate(_args: argparse.Namespace) -> int:
     return 0
 
 
-async def _create_user(args: argparse.Namespace) -> int:
+@asynccontextmanager
+async def _sessions(settings: Settings, hooks: dict[str, Any] | None = None) -> AsyncIterator[Sessions]:
+    """Sessions on an engine of their own, disposed of when the command ends."""
     from app.core.db import create_engine, create_sessionmaker
+
+    engine = create_engine(settings)
+    try:
+        yield create_sessionmaker(engine, hooks)
+    finally:
+        await engine.dispose()
+
+
+async def _create_user(args: argparse.Namespace) -> int:
     from app.core.security import PasswordHasher
     from app.users.repository import UserRepository
 
@@ -41,53 +59,40 @@ async def _create_user(args: argparse.Namespace) -> int:
     if len(args.password) < 8:
         print("error: the password needs at least 8 characters", file=sys.stderr)
         return 2
-    engine = create_engine(settings)
-    try:
-        async with create_sessionmaker(engine)() as session, session.begin():
-            users = UserRepository(session)
-            password_hash = await PasswordHasher(settings).hash(args.password)
-            user = await users.add(
-                email=args.email, name=args.name, password_hash=password_hash, roles=args.role
-            )
-            print(f"created user {user.id} <{user.email}> with roles {', '.join(user.roles)}")
-    finally:
-        await engine.dispose()
+    async with _sessions(settings) as sessions, sessions() as session, session.begin():
+        users = UserRepository(session)
+        password_hash = await PasswordHasher(settings).hash(args.password)
+        user = await users.add(email=args.email, name=args.name, password_hash=password_hash, roles=args.role)
+        print(f"created user {user.id} <{user.email}> with roles {', '.join(user.roles)}")
     return 0
 
 
 async def _worker(_args: argparse.Namespace) -> int:
     import signal
 
-    from app.core.db import create_engine, create_sessionmaker
     from app.notifications.delivery import build_worker
     from app.notifications.outbox import OUTBOX_WAKE
 
     settings = get_settings()
-    engine = create_engine(settings)
-    hooks: dict[str, object] = {}
-    worker = build_worker(settings, create_sessionmaker(engine, hooks))
-    hooks[OUTBOX_WAKE] = worker.wake
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, worker.stop)
-    print("outbox worker running; Ctrl-C stops it", file=sys.stderr)
-    try:
+    hooks: dict[str, Any] = {}
+    async with _sessions(settings, hooks) as sessions:
+        worker = build_worker(settings, sessions)
+        # Wakes on this process's own commits (the daily expiry alerts); the API's are found by polling.
+        hooks[OUTBOX_WAKE] = worker.wake
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, worker.stop)
+        print("outbox worker running; Ctrl-C stops it", file=sys.stderr)
         await worker.run_forever()
-    finally:
-        await engine.dispose()
     return 0
 
 
 async def _send_expiry_alerts(_args: argparse.Namespace) -> int:
-    from app.core.db import create_engine, create_sessionmaker
     from app.notifications.expiry import send_expiry_alerts
 
     settings = get_settings()
-    engine = create_engine(settings)
-    try:
-        alerted = await send_expiry_alerts(create_sessionmaker(engine), settings)
-    finally:
-        await engine.dispose()
+    async with _sessions(settings) as sessions:
+        alerted = await send_expiry_alerts(sessions, settings)
     # Enqueued only: a running worker (in the app or `warranty worker`) sends them.
     print(f"expiry alerts recorded for {alerted} product(s)")
     return 0

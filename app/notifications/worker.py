@@ -145,7 +145,11 @@ class OutboxWorker:
             batch = await self.claim_batch()
             if not batch:
                 return attempted
-            await asyncio.gather(*(self.deliver(item) for item in batch))
+            outcomes = await asyncio.gather(*(self.deliver(item) for item in batch), return_exceptions=True)
+            for outcome in outcomes:
+                if isinstance(outcome, BaseException):
+                    # Recording the outcome failed (database away): the lease runs out, the row comes back.
+                    log.error("outbox outcome not recorded: %r", outcome)
             attempted += len(batch)
 
     async def run_daily(self) -> None:
