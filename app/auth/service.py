@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth.throttle import LoginThrottle
@@ -95,16 +95,26 @@ async def change_password(
 # not the address has an account: no enumeration, by answer or by timing); the worker looks the account up
 # and mints the token when it sends the email, so the raw token is never stored, not even in the outbox.
 PASSWORD_RESET_EMAIL = "email.password_reset"
+RESET_EMAIL_INTERVAL = timedelta(minutes=1)
 
 
 def forgot_password(session: AsyncSession, email: str) -> None:
     enqueue(session, PASSWORD_RESET_EMAIL, {"email": email.strip().lower()})
 
 
-async def issue_reset_token(session: AsyncSession, user_id: int, settings: Settings) -> str:
-    """A new single-use reset token for `user_id` (returned in clear once; stored hashed)."""
+async def issue_reset_token(session: AsyncSession, user_id: int, settings: Settings) -> str | None:
+    """A new single-use reset token for `user_id` (returned in clear once; stored hashed). None when one
+    was issued less than RESET_EMAIL_INTERVAL ago: a flood of requests sends at most one email a minute."""
+    now = utc_now()
+    # Lock the user row: concurrent sends for one user (PostgreSQL) take turns at the check below.
+    await session.execute(select(User.id).where(User.id == user_id).with_for_update())
+    latest = await session.scalar(
+        select(func.max(PasswordResetToken.created_at)).where(PasswordResetToken.user_id == user_id)
+    )
+    if latest is not None and latest > now - RESET_EMAIL_INTERVAL:
+        return None
     raw = new_opaque_token()
-    expires_at = utc_now() + timedelta(seconds=settings.password_reset_ttl)
+    expires_at = now + timedelta(seconds=settings.password_reset_ttl)
     session.add(PasswordResetToken(user_id=user_id, token_hash=hash_token(raw), expires_at=expires_at))
     await session.flush()
     return raw

@@ -11,8 +11,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.auth.service import PASSWORD_RESET_EMAIL, issue_reset_token
 from app.config import Settings
+from app.core.security import hash_token
 from app.core.storage import LocalStorage, Storage
-from app.models import DeviceToken, User
+from app.models import DeviceToken, PasswordResetToken, User
 from app.notifications import compose, expiry
 from app.notifications.email import Email, MailSender, build_message, mail_sender
 from app.notifications.push import PushNotification, PushSender, PushTarget, push_sender
@@ -93,7 +94,17 @@ class Delivery:
             if user is None:
                 return  # no account: nothing to send, and the caller was told nothing either
             raw = await issue_reset_token(session, user.id, self.settings)
-        await self.mailer.send(build_message(reset_email(user, raw, self.settings), self.settings))
+            if raw is None:
+                return  # one was sent less than a minute ago
+        try:
+            await self.mailer.send(build_message(reset_email(user, raw, self.settings), self.settings))
+        except Exception:
+            # Unsent: forget it, so the retry is not mistaken for a flood of requests.
+            async with self.sessionmaker() as session, session.begin():
+                await session.execute(
+                    delete(PasswordResetToken).where(PasswordResetToken.token_hash == hash_token(raw))
+                )
+            raise
 
 
 def reset_email(user: User, raw_token: str, settings: Settings) -> Email:

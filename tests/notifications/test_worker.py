@@ -22,7 +22,7 @@ from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_admin, create_supplier, create_user
 from tests.helpers import assert_error, wait_for
 from tests.notifications.conftest import SMTP_URL
-from tests.notifications.servers import Inbox
+from tests.notifications.servers import Inbox, free_port
 
 
 async def _messages_for(app: FastAPI, count: int) -> list[int]:
@@ -212,3 +212,22 @@ async def test_two_workers_on_postgresql_deliver_each_notification_once(
     assert sum(counts) == 60  # 30 emails and 30 pushes, shared between the workers
     assert _bodies(inbox) == Counter({f"message {n}": 1 for n in range(30)})
     assert {(row.status, row.attempts) for row in await outbox_rows(app)} == {("done", 1)}
+
+
+@pytest.mark.settings(run_worker=True, smtp_url=f"smtp://127.0.0.1:{free_port()}", smtp_timeout=2)
+async def test_with_the_mail_server_down_the_api_answers_and_the_row_waits(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    await create_user(app, email="ann@example.com")
+
+    response = await client.post("/api/password/forgot", json={"email": "ann@example.com"})
+
+    assert response.status_code == 202
+
+    async def tried() -> bool:
+        rows = await outbox_rows(app)
+        return bool(rows) and rows[0].attempts >= 1 and rows[0].locked_until is None
+
+    await wait_for(tried, within=10)
+    [row] = await outbox_rows(app)
+    assert row.status == "pending" and row.last_error and row.next_attempt_at > utc_now()
