@@ -66,11 +66,11 @@ async def list_notifications(
 
 
 @router.post(
-    "/admin/notifications/{item_id}/retry",
+    "/admin/notifications/{id}/retry",
     response_model=NotificationItem,
     responses=errors(401, 403, 404, 409),
 )
-async def retry_notification(item_id: int, _admin: AdminUser, outbox: OutboxRepo) -> OutboxItem:
+async def retry_notification(id: int, _admin: AdminUser, outbox: OutboxRepo) -> OutboxItem:
     """Give a failed notification a fresh series of attempts, starting now. 409 NOTIFICATION_NOT_FAILED
     for one that is pending or done."""
-    return await outbox.retry(item_id)
+    return await outbox.retry(id)
