@@ -2,13 +2,15 @@
 
 This is the interface the rest of the service uses; the hub (app.realtime.hub) delivers from the rows.
 On PostgreSQL the transaction also sends NOTIFY with the id (delivered by PostgreSQL only at commit) so
-every process's hub reads it; in one process (SQLite) the after-commit hook EVENT_SINK wakes the hub.
+every process's hub reads it; in one process (SQLite) the after-commit hook EVENT_SINK hands the
+committed events to the hub, which then needs no query to deliver them.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import text
@@ -17,10 +19,17 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.core.db import on_commit
 from app.models import Event
 
-# Set by the app on every session it makes (sessionmaker info): called with the committed event ids.
+# Set by the app on every session it makes (sessionmaker info): called after commit with the events.
 EVENT_SINK = "event_sink"
 # The NOTIFY channel (app.realtime.backends.postgres listens on it); the payload is the event id only.
 NOTIFY_CHANNEL = "warranty_events"
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    id: int
+    topic: str
+    payload: str  # the stored JSON, sent as is
 
 
 def messages_topic(claim_id: int) -> str:
@@ -40,8 +49,8 @@ async def publish(session: AsyncSession, topic: str, payload: dict[str, Any]) ->
         await session.execute(
             text("SELECT pg_notify(:channel, :id)"), {"channel": NOTIFY_CHANNEL, "id": str(event.id)}
         )
-    sink: Callable[[list[int]], None] | None = session.info.get(EVENT_SINK)
+    sink: Callable[[list[StoredEvent]], None] | None = session.info.get(EVENT_SINK)
     if sink is not None:
-        event_id = event.id
-        on_commit(session, lambda: sink([event_id]))
+        stored = StoredEvent(event.id, event.topic, event.payload)
+        on_commit(session, lambda: sink([stored]))
     return event

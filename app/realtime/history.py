@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.clock import utc_now
 from app.models import Event
-from app.realtime.hub import StoredEvent
+from app.realtime.events import StoredEvent
 
 EARLIEST = "earliest"
 

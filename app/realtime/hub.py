@@ -12,14 +12,9 @@ import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from app.realtime.events import StoredEvent
+
 logger = logging.getLogger("warranty.realtime")
-
-
-@dataclass(frozen=True)
-class StoredEvent:
-    id: int
-    topic: str
-    payload: str  # the stored JSON, sent as is
 
 
 def frame(event: StoredEvent) -> bytes:

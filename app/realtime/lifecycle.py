@@ -53,8 +53,8 @@ async def hub_lifespan(
     should_exit = server_exit_flag()
     if should_exit is not None:
         tasks.append(asyncio.create_task(watch_exit(should_exit, hub.close), name="hub-exit-watch"))
-    await backend.start(tail.wake)
-    tail.wake()
+    # No read now: the watermark was just read; the PostgreSQL backend wakes the reader once listening.
+    await backend.start(tail)
     try:
         yield
     finally:

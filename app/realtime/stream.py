@@ -17,7 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.models import User
 from app.realtime.access import visible_claim_ids
-from app.realtime.hub import CLOSE, Hub, StoredEvent, Subscriber, frame
+from app.realtime.events import StoredEvent
+from app.realtime.hub import CLOSE, Hub, Subscriber, frame
 from app.realtime.topics import Topic
 
 logger = logging.getLogger("warranty.realtime")

@@ -1,7 +1,8 @@
-"""Reads committed events from the table, in id order, and hands each to the hub exactly once.
+"""Hands each committed event to the hub exactly once, in id order as far as commits allow.
 
-Woken by the backend (after a local commit, or a NOTIFY from any process) and after a reconnect; it
-always reads "everything above what I have", so a missed wake-up loses nothing. On PostgreSQL two
+Two ways in: `accept(events)` (one process: the after-commit hook passes the events themselves, no
+query), and `wake()` (a NOTIFY from any process, a reconnect): then it reads "everything above what I
+have" from the table, so a missed wake-up loses nothing. On PostgreSQL two
 transactions may commit out of id order: an id missing below the newest one seen is a gap that is
 watched for `gap_grace` seconds (it may still commit) before it is taken for a rollback.
 """
@@ -14,8 +15,8 @@ from collections.abc import Callable
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.realtime.events import StoredEvent
 from app.realtime.history import all_after, newest_id
-from app.realtime.hub import StoredEvent
 
 logger = logging.getLogger("warranty.realtime")
 
@@ -51,6 +52,13 @@ class EventTail:
     def wake(self) -> None:
         """Safe from any thread and from SQLAlchemy's after-commit hook."""
         self._loop.call_soon_threadsafe(self._wake.set)
+
+    def accept(self, events: list[StoredEvent]) -> None:
+        """Committed events handed over directly (after-commit hook, same process)."""
+        fresh = [event for event in events if event.id > self._watermark and event.id not in self._seen]
+        if fresh:
+            self._deliver(fresh)
+        self._advance([event.id for event in events])
 
     async def prepare(self) -> bool:
         """Starts after the newest committed event: older ones are history, served by replay."""

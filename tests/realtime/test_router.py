@@ -16,7 +16,7 @@ from tests.factories.claims import create_claim
 from tests.factories.products import create_product
 from tests.factories.realtime import new_message, publish_event
 from tests.factories.users import DEFAULT_PASSWORD, create_supplier, create_user
-from tests.helpers import assert_error, wait_for
+from tests.helpers import assert_error, count_queries, wait_for
 from tests.realtime.support import HUB, LiveServer, subscribe
 
 
@@ -289,3 +289,16 @@ async def test_shutdown_ends_open_streams(live: LiveServer, http: httpx.AsyncCli
         await stream.end(within=10)
         await stopping
     assert live.app.state.hub.subscriber_count == 0
+
+
+async def test_one_process_delivers_without_a_query(
+    live: LiveServer, http: httpx.AsyncClient, is_postgres: bool
+) -> None:
+    if is_postgres:
+        pytest.skip("on PostgreSQL the hub reads the rows a NOTIFY announces")
+    s = await scene(live.app)
+    async with subscribe(http, messages_topic(s.claim.id), token=s.token) as stream:
+        with count_queries(live.app) as statements:
+            sent = await publish_event(live.app, messages_topic(s.claim.id), new_message(s.claim.id, 1))
+            assert await stream.events(1) == [sent]
+    assert len(statements) == 1 and statements[0].startswith("INSERT INTO events")

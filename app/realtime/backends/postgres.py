@@ -9,13 +9,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import asyncpg
 from sqlalchemy.engine import make_url
 
-from app.realtime.backends import Wake
 from app.realtime.events import NOTIFY_CHANNEL
+from app.realtime.tail import EventTail
+
+Wake = Callable[[], None]
 
 logger = logging.getLogger("warranty.realtime")
 
@@ -43,8 +46,8 @@ class PostgresBackend:
         connection = self._connection
         return connection.get_server_pid() if connection is not None and not connection.is_closed() else None
 
-    async def start(self, wake: Wake) -> None:
-        self._task = asyncio.create_task(self._supervise(wake), name="warranty-listener")
+    async def start(self, tail: EventTail) -> None:
+        self._task = asyncio.create_task(self._supervise(tail.wake), name="warranty-listener")
 
     async def stop(self) -> None:
         if self._task is not None:
