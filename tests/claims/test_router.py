@@ -8,8 +8,12 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 from fastapi import FastAPI
+from sqlalchemy import func, select
 
+from app.claims.repository import ClaimRepository
 from app.core.clock import frozen_time
+from app.errors import Conflict
+from app.models import Claim
 from tests.factories.claims import claim_cast, create_claim, create_message
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_admin, create_supplier, create_user
@@ -283,3 +287,24 @@ async def test_only_admins_assign_suppliers(app: FastAPI, client: httpx.AsyncCli
             url, json={"supplierId": cast.other_supplier.id}, headers=auth_headers(app, user)
         )
         assert_error(response, 404, "NOT_FOUND")
+
+
+async def test_the_database_index_conflict_is_a_409_and_the_transaction_goes_on(app: FastAPI) -> None:
+    """Two transactions insert an active claim for one product; the second waits for the first to commit,
+    then its insert fails on the unique index: 409 CLAIM_ALREADY_ACTIVE, and its transaction is still
+    usable (the savepoint rolled back only the insert)."""
+    ann = await create_user(app)
+    product = await create_product(app, ann)
+
+    def new_claim() -> Claim:
+        return Claim(product_id=product.id, customer_id=ann.id, status="open", description="x")
+
+    async with app.state.sessionmaker() as first, app.state.sessionmaker() as second:
+        await ClaimRepository(first).add(new_claim())
+        losing = asyncio.create_task(ClaimRepository(second).add(new_claim()))
+        await first.commit()
+        with pytest.raises(Conflict) as raised:
+            await losing
+        assert raised.value.code == "CLAIM_ALREADY_ACTIVE"
+        assert await second.scalar(select(func.count(Claim.id))) == 1
+        await second.rollback()

@@ -5,14 +5,15 @@ from __future__ import annotations
 import base64
 import json
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import httpx
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import select
+from sqlalchemy import event, select
 
 from app.core.clock import frozen_time
-from app.models import Event, Message, OutboxItem
+from app.models import CacheInvalidation, Event, Message, OutboxItem
 from tests.factories.claims import PDF_BYTES, attachment, claim_cast, jpg_bytes, png_bytes
 from tests.factories.users import auth_headers
 from tests.helpers import assert_error
@@ -291,3 +292,29 @@ async def test_attachment_of_a_message_without_one_is_404(app: FastAPI, client: 
     )
     url = f"/api/claims/{cast.claim.id}/messages/{sent.json()['id']}/attachment"
     assert_error(await client.get(url, headers=auth_headers(app, cast.customer)), 404, "NOT_FOUND")
+
+
+async def test_a_failed_send_records_nothing(app: FastAPI, client: httpx.AsyncClient) -> None:
+    """The database fails after the message and its event are written (at the outbox insert): a 500, and
+    no message, no event, no notification, no cache invalidation is kept."""
+    cast = await claim_cast(app)
+
+    def fail_on_outbox(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if statement.lstrip().upper().startswith("INSERT INTO OUTBOX "):
+            raise RuntimeError("the database went away")
+
+    engine = app.state.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", fail_on_outbox)
+    try:
+        response = await client.post(
+            f"/api/claims/{cast.claim.id}/messages",
+            json={"message": "Hi"},
+            headers=auth_headers(app, cast.customer),
+        )
+    finally:
+        event.remove(engine, "before_cursor_execute", fail_on_outbox)
+
+    assert_error(response, 500, "INTERNAL_ERROR")
+    assert await _messages(app) == [] and await _events(app) == [] and await _outbox(app) == []
+    async with app.state.sessionmaker() as session:
+        assert list(await session.scalars(select(CacheInvalidation))) == []
