@@ -9,14 +9,16 @@ from typing import Annotated
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, File, Path, Response, UploadFile, status
-from sqlalchemy import select
+from sqlalchemy import event, select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.cache import invalidate
+from app.core.db import on_commit
 from app.core.deps import SettingsDep
 from app.core.files import check_file
 from app.core.openapi import errors
 from app.core.repository import Repository
-from app.core.storage import StorageDep, delete_after_commit
+from app.core.storage import Storage, StorageDep, delete_after_commit
 from app.errors import NotFound
 from app.models import Product, Receipt
 from app.products.dependencies import VisibleProduct
@@ -49,6 +51,16 @@ def content_disposition(file_name: str) -> str:
     """`attachment` with an ASCII fallback name and the exact name in RFC 5987 form."""
     fallback = "".join(c if c.isascii() and c.isprintable() and c not in '"\\;' else "_" for c in file_name)
     return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(file_name, safe='')}"
+
+
+def remove_on_rollback(session: AsyncSession, storage: Storage, key: str) -> None:
+    """A file saved for a row of this transaction goes again if the transaction rolls back."""
+
+    def remove(_session: object) -> None:
+        storage.path(key).unlink(missing_ok=True)
+
+    event.listen(session.sync_session, "after_rollback", remove, once=True)
+    on_commit(session, lambda: event.remove(session.sync_session, "after_rollback", remove))
 
 
 def receipt_out(receipt: Receipt) -> ReceiptOut:
@@ -136,7 +148,7 @@ async def upload_receipt(
         declared_mime=None if mime in _GENERIC_MIMES else mime,
     )
     key = await storage.save(FOLDER, data, kind.extension)
-    # Kept only if this request commits.
+    remove_on_rollback(receipts.session, storage, key)
     receipt = await receipts.add(
         visible.product,
         file_name=display_name(file.filename, kind.extension),

@@ -6,7 +6,7 @@ from fastapi import FastAPI
 from sqlalchemy import func, select
 
 from app.models import Receipt
-from app.products.receipts import display_name
+from app.products.receipts import display_name, remove_on_rollback
 from tests.factories.products import create_product, create_receipt
 from tests.factories.users import auth_headers, create_user
 from tests.helpers import assert_error
@@ -231,3 +231,21 @@ async def test_a_receipt_is_reached_only_through_its_own_product(
     wrong = await client.delete(f"/api/products/{second.id}/receipts/{receipt.id}", headers=headers)
     assert_error(wrong, 404, "NOT_FOUND")
     assert await receipt_count(app) == 1
+
+
+async def test_a_stored_file_goes_again_when_its_transaction_rolls_back(app: FastAPI) -> None:
+    storage = app.state.storage
+    async with app.state.sessionmaker() as session:
+        await session.begin()
+        dropped = await storage.save("receipts", PDF_BYTES, "pdf")
+        remove_on_rollback(session, storage, dropped)
+        await session.rollback()
+        await session.begin()
+        kept = await storage.save("receipts", PDF_BYTES, "pdf")
+        remove_on_rollback(session, storage, kept)
+        await session.commit()
+        await session.begin()
+        await session.rollback()  # a later rollback of the same session leaves the committed file alone
+
+    assert not storage.path(dropped).exists()
+    assert storage.path(kept).exists()
