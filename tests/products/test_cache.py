@@ -121,6 +121,35 @@ async def test_a_user_deleted_by_cascade_empties_the_admin_list(
     assert names(await client.get("/api/admin/products", headers=admins)) == []
 
 
+async def test_claims_opened_and_closed_show_in_has_active_claim_at_once(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    user, admin = await create_user(app), await create_admin(app)
+    product = await create_product(app, user)
+    own, admins = auth_headers(app, user), auth_headers(app, admin)
+
+    async def flags() -> list[bool]:
+        found = []
+        for path in LISTS:
+            body = (await client.get(path, headers=admins if "admin" in path else own)).json()
+            found.append((body["data"] if isinstance(body, dict) else body)[0]["hasActiveClaim"])
+        return found
+
+    assert await flags() == [False] * 3
+    opened = await client.post(
+        "/api/claims", json={"productId": product.id, "description": "Broken"}, headers=own
+    )
+    assert opened.status_code == 201, opened.text
+    assert await flags() == [True] * 3
+    claim_path = f"/api/claims/{opened.json()['id']}"
+    for status in ("in_progress", "resolved"):
+        moved = await client.post(f"{claim_path}/status", json={"status": status}, headers=admins)
+        assert moved.status_code == 200, moved.text
+    assert (await client.post(f"{claim_path}/close", headers=own)).status_code == 200
+
+    assert await flags() == [False] * 3
+
+
 @asynccontextmanager
 async def second_instance(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
     """Another app on the same database and settings: what a second process would be."""
