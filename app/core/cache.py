@@ -86,7 +86,7 @@ async def prune(session: AsyncSession, older_than: timedelta) -> None:
     )
 
 
-def get_page_cache(request: Request) -> PageCache:
+async def get_page_cache(request: Request) -> PageCache:
     cache: PageCache = request.app.state.page_cache
     return cache
 

@@ -1,4 +1,7 @@
-"""Dependencies for the objects the lifespan builds once per process (kept on app.state)."""
+"""Dependencies for the objects the lifespan builds once per process (kept on app.state).
+
+Every dependency in this service is `async def`: FastAPI runs a plain `def` dependency (and a class used
+as one) in its threadpool, a thread hop per request for nothing."""
 
 from __future__ import annotations
 
@@ -10,12 +13,12 @@ from app.config import Settings
 from app.core.security import PasswordHasher
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 
 
-def get_password_hasher(request: Request) -> PasswordHasher:
+async def get_password_hasher(request: Request) -> PasswordHasher:
     hasher: PasswordHasher = request.app.state.password_hasher
     return hasher
 
@@ -24,7 +27,7 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 HasherDep = Annotated[PasswordHasher, Depends(get_password_hasher)]
 
 
-def client_address(request: Request, settings: SettingsDep) -> str:
+async def client_address(request: Request, settings: SettingsDep) -> str:
     """The caller's address; the first X-Forwarded-For hop only when a trusted proxy sets it."""
     if settings.trust_forwarded_for:
         forwarded = request.headers.get("x-forwarded-for", "")

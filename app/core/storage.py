@@ -59,7 +59,7 @@ class LocalStorage:
         await anyio.Path(self.path(key)).unlink(missing_ok=True)
 
 
-def get_storage(request: Request) -> Storage:
+async def get_storage(request: Request) -> Storage:
     storage: Storage = request.app.state.storage
     return storage
 
