@@ -16,6 +16,7 @@ from app.core.cache import PageCache
 from app.core.db import create_engine, create_sessionmaker
 from app.core.handlers import install_error_handlers
 from app.core.middleware import BodySizeLimitMiddleware, RequestIdMiddleware
+from app.core.openapi import without_default_422
 from app.core.security import PasswordHasher
 from app.core.storage import LocalStorage
 from app.health import router as health_router
@@ -73,6 +74,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
         lifespan=lifespan,
     )
+    default_openapi = app.openapi
+
+    def openapi() -> dict[str, object]:
+        if app.openapi_schema is None:
+            app.openapi_schema = without_default_422(default_openapi())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     app.state.settings = settings
     app.state.password_hasher = PasswordHasher(settings)
     install_error_handlers(app)

@@ -42,3 +42,16 @@ def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
             "content": {"application/json": {"example": {"error": error, "message": message, "code": code}}},
         }
     return responses
+
+
+def without_default_422(schema: dict[str, Any]) -> dict[str, Any]:
+    """FastAPI documents a 422 on every route; this service answers bad input with 400 (the error body
+    above), so the 422 entries and their schemas are removed from the document."""
+    for path in schema.get("paths", {}).values():
+        for operation in path.values():
+            if isinstance(operation, dict):
+                operation.get("responses", {}).pop("422", None)
+    schemas = schema.get("components", {}).get("schemas", {})
+    for name in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(name, None)
+    return schema

@@ -107,3 +107,11 @@ async def test_openapi_documents_the_error_body(client: httpx.AsyncClient) -> No
     assert {"400", "401", "429"} <= set(login["responses"])
     assert "ErrorBody" in spec["components"]["schemas"]
     assert (await client.get("/api/docs")).status_code == 200
+
+
+async def test_openapi_documents_no_422_the_service_never_sends(client: httpx.AsyncClient) -> None:
+    spec = (await client.get("/api/openapi.json")).json()
+    operations = [operation for path in spec["paths"].values() for operation in path.values()]
+    documented = {status for operation in operations for status in operation["responses"]}
+    assert "422" not in documented
+    assert "HTTPValidationError" not in spec["components"]["schemas"]
