@@ -13,12 +13,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.config import Settings
 from app.core.storage import Storage
-from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from app.errors import Conflict, Forbidden, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationFailed
 from app.inbound import deliveries
 from app.inbound.attachments import pick_attachment
 from app.inbound.formats import InboundEmail, NotAnEmail, claim_id_from, parse_payload
 from app.inbound.guards import is_automated
 from app.inbound.reply import extract_reply
+from app.messages.service import AttachmentUpload, post_message
 from app.models import Claim, User
 from app.users.repository import UserRepository
 
@@ -80,25 +81,43 @@ async def _post(
     sender: User,
     keys: list[str],
 ) -> Outcome:
-    from app.messages.service import AttachmentUpload, post_message
-
     text = extract_reply(email.text, email.html)[:MAX_MESSAGE_LENGTH].rstrip()
     picked = await pick_attachment(email.attachments, settings)
     if not text and picked is None:
         return Outcome("ignored", claim_id=claim.id)
     upload = AttachmentUpload(picked.data, picked.file_name, picked.mime_type) if picked else None
     try:
-        async with session.begin_nested():
-            rows = await deliveries.record(session, keys)
-            if rows is None:
-                return DUPLICATE
-            message = await post_message(
-                session, storage, settings, claim=claim, sender=sender, text=text, attachment=upload
-            )
-            for row in rows:
-                row.message_id = message.id
-            await session.flush()
+        try:
+            return await _create(session, storage, settings, claim, sender, text, upload, keys)
+        except (PayloadTooLarge, UnsupportedMediaType):
+            if not text:
+                raise
+            # The messages service refused the file (its limits may be stricter): keep the words.
+            return await _create(session, storage, settings, claim, sender, text, None, keys)
     except Conflict:
         # Closed between our check and the insert: like a closed claim, nothing is posted.
         return Outcome("ignored", claim_id=claim.id)
+
+
+async def _create(
+    session: AsyncSession,
+    storage: Storage,
+    settings: Settings,
+    claim: Claim,
+    sender: User,
+    text: str,
+    upload: AttachmentUpload | None,
+    keys: list[str],
+) -> Outcome:
+    """Record the keys, then the message, in one savepoint: a refusal leaves neither behind."""
+    async with session.begin_nested():
+        rows = await deliveries.record(session, keys)
+        if rows is None:
+            return DUPLICATE
+        message = await post_message(
+            session, storage, settings, claim=claim, sender=sender, text=text, attachment=upload
+        )
+        for row in rows:
+            row.message_id = message.id
+        await session.flush()
     return Outcome("processed", claim_id=claim.id, message_id=message.id)
