@@ -27,7 +27,14 @@ from app.messages.views import admin_message_out, message_created, message_out
 
 router = APIRouter(prefix="/api", tags=["messages"])
 
-MessageId = Annotated[int, Path(alias="messageId", ge=1, le=MAX_ID, description="The message's id.")]
+MessageId = Annotated[int, Path(alias="messageId", description="The message's id.")]
+
+
+def _in_range(message_id: int) -> bool:
+    # Out of the id column's range is simply not found (PostgreSQL would refuse to compare it).
+    return 1 <= message_id <= MAX_ID
+
+
 MessageList = list[MessageOut] | Page[MessageOut]
 
 
@@ -110,7 +117,7 @@ async def get_message(
     claim: VisibleClaim, message_id: MessageId, user: CurrentUser, messages: MessageRepo
 ) -> MessageOut:
     """One message of a claim, as in the list (the `Location` of a sent message)."""
-    row = await messages.one_for_claim(claim, user.id, message_id)
+    row = await messages.one_for_claim(claim, user.id, message_id) if _in_range(message_id) else None
     if row is None:
         raise NotFound("No such message.")
     return message_out(row)
@@ -126,7 +133,7 @@ async def download_attachment(
 ) -> Response:
     """The attachment's bytes, with its Content-Type, `Content-Disposition: attachment` and
     `X-Content-Type-Options: nosniff`. 404 when the message has none or the claim is not visible."""
-    message = await messages.attachment_of(claim.id, message_id)
+    message = await messages.attachment_of(claim.id, message_id) if _in_range(message_id) else None
     if message is None or message.attachment_key is None:
         raise NotFound("No such attachment.")
     data = await storage.read(message.attachment_key)

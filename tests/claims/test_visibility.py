@@ -104,3 +104,15 @@ async def test_a_missing_token_is_401(app: FastAPI, client: httpx.AsyncClient) -
     for endpoint in ENDPOINTS.values():
         response = await _call(client, endpoint(cast.claim.id, message_id), {})
         assert response.status_code == 401
+
+
+@pytest.mark.parametrize("bad_id", ["0", "-1", str(2**31), str(2**63)])
+async def test_ids_out_of_range_are_not_found(app: FastAPI, client: httpx.AsyncClient, bad_id: str) -> None:
+    cast, message_id = await _setup(app)
+    headers = auth_headers(app, cast.admin)
+    for endpoint in ENDPOINTS.values():
+        response = await _call(client, endpoint(int(bad_id), message_id), headers)
+        assert response.status_code == 404, response.text
+    for endpoint in ("one message", "attachment"):
+        response = await _call(client, ENDPOINTS[endpoint](cast.claim.id, int(bad_id)), headers)
+        assert response.status_code == 404, response.text
