@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -13,22 +14,22 @@ from fastapi import FastAPI
 from tests.conftest import TEST_SECRET
 
 
-def run_cli(database_url: str, *args: str) -> subprocess.CompletedProcess[str]:
+async def run_cli(database_url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """The command as a subprocess, awaited: a blocking run would freeze the app's event loop, possibly
+    while one of its background sessions holds SQLite's write lock the command then waits for."""
     env = {**os.environ, "WARRANTY_DATABASE_URL": database_url, "WARRANTY_SECRET_KEY": TEST_SECRET}
-    return subprocess.run(
-        [sys.executable, "-m", "app.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        check=False,
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "app.cli", *args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
+    async with asyncio.timeout(60):
+        stdout, stderr = await process.communicate()
+    return subprocess.CompletedProcess(args, process.returncode or 0, stdout.decode(), stderr.decode())
 
 
 async def test_create_user_with_repeated_roles_can_sign_in(
     app: FastAPI, client: httpx.AsyncClient, database_url: str
 ) -> None:
-    result = run_cli(
+    result = await run_cli(
         database_url,
         "create-user", "--email", "Boss@Example.com", "--password", "first admin pw", "--name", "Boss",
         "--role", "ROLE_ADMIN", "--role", "ROLE_SUPPLIER",
@@ -46,14 +47,14 @@ async def test_create_user_with_repeated_roles_can_sign_in(
 
 async def test_create_user_refuses_a_taken_email(app: FastAPI, database_url: str) -> None:
     args = ("create-user", "--email", "a@example.com", "--password", "long enough", "--name", "A")
-    assert run_cli(database_url, *args).returncode == 0
-    again = run_cli(database_url, *args)
+    assert (await run_cli(database_url, *args)).returncode == 0
+    again = await run_cli(database_url, *args)
     assert again.returncode == 1
     assert "already exists" in again.stderr
 
 
 async def test_migrate_creates_the_schema(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'fresh.db'}"
-    result = run_cli(url, "migrate")
+    result = await run_cli(url, "migrate")
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "fresh.db").exists()
