@@ -296,7 +296,7 @@ async def test_attachment_of_a_message_without_one_is_404(app: FastAPI, client: 
 
 async def test_a_failed_send_records_nothing(app: FastAPI, client: httpx.AsyncClient) -> None:
     """The database fails after the message and its event are written (at the outbox insert): a 500, and
-    no message, no event, no notification, no cache invalidation is kept."""
+    no message, no event, no notification, no cache invalidation, no attachment file is kept."""
     cast = await claim_cast(app)
 
     def fail_on_outbox(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
@@ -308,7 +308,7 @@ async def test_a_failed_send_records_nothing(app: FastAPI, client: httpx.AsyncCl
     try:
         response = await client.post(
             f"/api/claims/{cast.claim.id}/messages",
-            json={"message": "Hi"},
+            json={"message": "Hi", "attachment": attachment(PDF_BYTES, "bill.pdf", "application/pdf")},
             headers=auth_headers(app, cast.customer),
         )
     finally:
@@ -318,3 +318,15 @@ async def test_a_failed_send_records_nothing(app: FastAPI, client: httpx.AsyncCl
     assert await _messages(app) == [] and await _events(app) == [] and await _outbox(app) == []
     async with app.state.sessionmaker() as session:
         assert list(await session.scalars(select(CacheInvalidation))) == []
+    assert list(app.state.storage.root.rglob("*.pdf")) == []
+
+
+async def test_a_sent_attachment_file_is_kept(app: FastAPI, client: httpx.AsyncClient) -> None:
+    cast = await claim_cast(app)
+    body = {"attachment": attachment(PDF_BYTES, "bill.pdf", "application/pdf")}
+    response = await client.post(
+        f"/api/claims/{cast.claim.id}/messages", json=body, headers=auth_headers(app, cast.customer)
+    )
+    assert response.status_code == 201
+    [stored] = app.state.storage.root.rglob("*.pdf")
+    assert stored.read_bytes() == PDF_BYTES
