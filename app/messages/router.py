@@ -95,7 +95,7 @@ async def send_message(
     may not see. The other participants are notified (real time, email, push)."""
     upload = decode_attachment(body.attachment, settings.max_attachment_size) if body.attachment else None
     message = await post_message(
-        session, storage, settings, claim=claim, sender=user, text=body.message, attachment=upload
+        session, storage, settings, claim=claim, sender=user, text=body.message or "", attachment=upload
     )
     response.headers["Location"] = f"/api/claims/{claim.id}/messages/{message.id}"
     return message_created(message, user)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from pydantic import Field
 
 from app.core.schemas import RequestModel, ResponseModel, UtcDateTime
@@ -23,7 +21,7 @@ class AttachmentIn(RequestModel):
 class MessageSend(RequestModel):
     """At least one of `message` and `attachment`."""
 
-    message: str = Field(default="", max_length=MAX_TEXT)
+    message: str | None = Field(default=None, max_length=MAX_TEXT, description="Up to 10,000 characters.")
     attachment: AttachmentIn | None = None
 
 
@@ -66,6 +64,3 @@ class AdminMessageOut(MessageOut):
 class MarkedRead(ResponseModel):
     marked_as_read: int
     message_ids: list[str]
-
-
-MessageView = dict[str, str | int | bool | datetime | dict[str, object] | None]

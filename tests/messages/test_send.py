@@ -161,6 +161,7 @@ async def test_a_closed_claim_takes_no_message(app: FastAPI, client: httpx.Async
     ("body", "field"),
     [
         ({}, "message"),
+        ({"message": None, "attachment": None}, "message"),
         ({"message": "   "}, "message"),
         ({"message": "x" * 10_001}, "message"),
         ({"message": "hi", "colour": "red"}, "colour"),
@@ -330,3 +331,13 @@ async def test_a_sent_attachment_file_is_kept(app: FastAPI, client: httpx.AsyncC
     assert response.status_code == 201
     [stored] = app.state.storage.root.rglob("*.pdf")
     assert stored.read_bytes() == PDF_BYTES
+
+
+async def test_null_message_with_an_attachment(app: FastAPI, client: httpx.AsyncClient) -> None:
+    cast = await claim_cast(app)
+    body = {"message": None, "attachment": attachment(PDF_BYTES, "bill.pdf", "application/pdf")}
+    response = await client.post(
+        f"/api/claims/{cast.claim.id}/messages", json=body, headers=auth_headers(app, cast.customer)
+    )
+    assert response.status_code == 201, response.text
+    assert response.json()["message"] == ""
