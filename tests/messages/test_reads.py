@@ -3,6 +3,7 @@ marking read (exactly the newly marked ones, an event only then), and the delete
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -182,3 +183,19 @@ async def test_the_list_is_oldest_first_with_pages_on_both_paths(
         assert page["meta"]["total"] == 5 and page["meta"]["last_page"] == 3
         assert page["links"]["next"] == f"{path}?page=3&limit=2"
         assert_error(await client.get(f"{path}?limit=0", headers=headers), 400, "VALIDATION_INVALID_LIMIT")
+
+
+async def test_two_simultaneous_marks_split_the_messages(app: FastAPI, client: httpx.AsyncClient) -> None:
+    cast = await claim_cast(app)
+    ids = [str((await create_message(app, cast.claim, cast.customer, f"m{n}")).id) for n in range(3)]
+    headers = auth_headers(app, cast.supplier)
+    url = f"/api/claims/{cast.claim.id}/messages/read"
+
+    first, second = await asyncio.gather(client.post(url, headers=headers), client.post(url, headers=headers))
+
+    answers = [first.json(), second.json()]
+    assert sorted(id_ for answer in answers for id_ in answer["messageIds"]) == sorted(ids)
+    assert sum(answer["markedAsRead"] for answer in answers) == 3
+    published = [payload for _, payload in await _events(app)]
+    assert sorted(id_ for payload in published for id_ in payload["messageIds"]) == sorted(ids)
+    assert len(published) == sum(1 for answer in answers if answer["markedAsRead"])
