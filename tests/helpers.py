@@ -24,15 +24,24 @@ def assert_error(response: httpx.Response, status: int, code: str) -> dict[str, 
     return body
 
 
+# What the real-time hub's background reader runs on the shared engine (woken by NOTIFY on PostgreSQL,
+# at any moment): not part of any request.
+HUB_READER = "SELECT events.id, events.topic, events.payload"
+
+
 @contextmanager
-def count_queries(app: FastAPI) -> Iterator[list[str]]:
-    """Collects every SQL statement the app's engine runs inside the block (transaction control excluded)."""
+def count_queries(app: FastAPI, *, with_hub_reader: bool = False) -> Iterator[list[str]]:
+    """Collects every SQL statement the app's engine runs inside the block (transaction control excluded,
+    and the hub's background reads unless `with_hub_reader`)."""
     statements: list[str] = []
     engine = app.state.engine.sync_engine
+    skipped = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
 
     def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        if not statement.lstrip().upper().startswith(("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")):
-            statements.append(statement)
+        text = statement.lstrip()
+        if text.upper().startswith(skipped) or (not with_hub_reader and text.startswith(HUB_READER)):
+            return
+        statements.append(statement)
 
     event.listen(engine, "before_cursor_execute", record)
     try:

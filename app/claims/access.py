@@ -34,6 +34,11 @@ def participating_claims(user: User) -> Select[Claim]:
     return select(Claim).where(or_(Claim.customer_id == user.id, Claim.supplier_id == user.id))
 
 
+def may_see(user: User, customer_id: int, supplier_id: int | None) -> bool:
+    """The rule of `visible_claims`, for a claim whose parties are already loaded (the hub's sweep)."""
+    return ROLE_ADMIN in user.effective_roles or user.id in (customer_id, supplier_id)
+
+
 async def can_see_claim(session: AsyncSession, user: User, claim_id: int) -> bool:
     found = await session.scalar(visible_claims(user).with_only_columns(Claim.id).where(Claim.id == claim_id))
     return found is not None

@@ -91,6 +91,15 @@ class Hub:
                     del self._by_topic[topic]
         subscriber.topics -= topics
 
+    def subscribers(self) -> list[Subscriber]:
+        return list(self._subscribers)
+
+    def revoke(self, subscriber: Subscriber, topics: set[str]) -> None:
+        """The user may no longer see these topics: drop them, and end the stream when none is left."""
+        self.drop_topics(subscriber, topics)
+        if not subscriber.topics:
+            self.close_subscriber(subscriber, "access")
+
     def close_subscriber(self, subscriber: Subscriber, reason: str) -> None:
         """Ends one stream: no more events are queued for it, and its stream stops at the next frame."""
         subscriber.closed = True

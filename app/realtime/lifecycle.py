@@ -20,6 +20,7 @@ from app.realtime.backends.postgres import PostgresBackend
 from app.realtime.history import prune
 from app.realtime.hub import Hub
 from app.realtime.shutdown import server_exit_flag, watch_exit
+from app.realtime.sweep import sweep_forever
 from app.realtime.tail import EventTail
 
 logger = logging.getLogger("warranty.realtime")
@@ -49,6 +50,9 @@ async def hub_lifespan(
     tasks = [
         asyncio.create_task(tail.run(), name="hub-tail"),
         asyncio.create_task(_prune_forever(sessionmaker, settings.event_retention_hours), name="hub-prune"),
+        asyncio.create_task(
+            sweep_forever(hub, sessionmaker, settings.sse_reauthorize_interval), name="hub-access-sweep"
+        ),
     ]
     should_exit = server_exit_flag()
     if should_exit is not None:

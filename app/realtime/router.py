@@ -84,9 +84,8 @@ async def subscribe(
             raise
     timing = Timing(
         heartbeat=settings.sse_heartbeat,
-        reauthorize=settings.sse_reauthorize_interval,
         expires_in=(claims.expires_at - utc_now()).total_seconds(),
     )
-    stream = Stream(hub, subscriber, topics, replay, skip, after, sessionmaker, timing)
+    stream = Stream(hub, subscriber, replay, skip, after, timing)
     headers = {**STREAM_HEADERS, "Last-Event-ID": str(newest) if newest is not None else EARLIEST}
     return StreamingResponse(stream.frames(), media_type="text/event-stream", headers=headers)

@@ -1,27 +1,19 @@
 """One subscriber's stream: replayed frames, then live ones from its queue, heartbeats in between.
 
-No task of its own: the heartbeat, the token expiry and the periodic re-authorization are all the
-timeout of the one `queue.get()` the stream waits on. No database session is held while streaming; the
-re-authorization opens one for a single check and closes it.
+No task of its own: the heartbeat and the token expiry are the timeout of the one `queue.get()` the
+stream waits on. No database session is held while streaming; lost access is found by the hub's sweep
+(app.realtime.sweep), which revokes topics and closes the stream through its queue.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import weakref
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-
-from app.models import User
-from app.realtime.access import visible_claim_ids
 from app.realtime.events import StoredEvent
 from app.realtime.hub import CLOSE, Hub, Subscriber, frame
-from app.realtime.topics import Topic
-
-logger = logging.getLogger("warranty.realtime")
 
 HEARTBEAT = b": heartbeat\n\n"
 MAX_BATCH = 64  # frames written in one send when several are waiting
@@ -30,7 +22,6 @@ MAX_BATCH = 64  # frames written in one send when several are waiting
 @dataclass
 class Timing:
     heartbeat: float
-    reauthorize: float
     expires_in: float  # seconds until the token expires
 
 
@@ -39,19 +30,15 @@ class Stream:
         self,
         hub: Hub,
         subscriber: Subscriber,
-        topics: list[Topic],
         replay: list[StoredEvent],
         skip: set[int],
         after: int | None,
-        sessionmaker: async_sessionmaker[AsyncSession],
         timing: Timing,
     ) -> None:
         self._hub = hub
         self._subscriber = subscriber
-        self._claims = {topic.name: topic.claim_id for topic in topics}
         self._replay = replay
         self._after = after or 0
-        self._sessionmaker = sessionmaker
         self._timing = timing
         subscriber.skip = skip
         # A response that never starts streaming never runs `frames`' finally: let collection unsubscribe.
@@ -60,7 +47,6 @@ class Stream:
     async def frames(self) -> AsyncIterator[bytes]:
         loop = asyncio.get_running_loop()
         expires_at = loop.time() + self._timing.expires_in
-        reauthorize_at = loop.time() + self._timing.reauthorize
         heartbeat_at = loop.time() + self._timing.heartbeat
         try:
             if self._replay:
@@ -70,11 +56,7 @@ class Stream:
                 now = loop.time()
                 if now >= expires_at:
                     return  # the client reconnects with a fresh token
-                if now >= reauthorize_at:
-                    if not await self._reauthorize():
-                        return
-                    reauthorize_at = loop.time() + self._timing.reauthorize
-                wait = min(expires_at, reauthorize_at, heartbeat_at) - loop.time()
+                wait = min(expires_at, heartbeat_at) - loop.time()
                 try:
                     async with asyncio.timeout(max(0.0, wait)):
                         first = await self._subscriber.queue.get()
@@ -108,26 +90,3 @@ class Stream:
                 else None
             )
         return b"".join(parts)
-
-    async def _reauthorize(self) -> bool:
-        """Drops the topics of claims the user may no longer see; False when none is left. When the
-        database cannot answer, the stream goes on and is checked again next time (the token's expiry
-        still bounds it)."""
-        try:
-            async with self._sessionmaker() as session:
-                user = await session.get(User, self._subscriber.user_id)
-                visible = (
-                    await visible_claim_ids(session, user, set(self._claims.values()))
-                    if user is not None
-                    else set()
-                )
-        except Exception:
-            logger.warning("hub: could not re-check a subscriber's access; keeping it until the next check")
-            return True
-        lost = {name for name, claim_id in self._claims.items() if claim_id not in visible}
-        if lost:
-            logger.info("hub: user %s lost access to %s", self._subscriber.user_id, sorted(lost))
-            self._hub.drop_topics(self._subscriber, lost)
-            for name in lost:
-                del self._claims[name]
-        return bool(self._claims)

@@ -41,3 +41,8 @@ def parse_topics(raw_topics: list[str]) -> list[Topic]:
         topic = parse_topic(raw)
         topics.setdefault(topic.name, topic)
     return list(topics.values())
+
+
+def claim_id_of(name: str) -> int:
+    """The claim of a canonical topic name (`claims/42/messages` -> 42)."""
+    return int(name.split("/")[1])

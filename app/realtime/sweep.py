@@ -1,0 +1,73 @@
+"""Streams whose user lost access to a claim stop receiving it: one sweep over every open stream per
+WARRANTY_SSE_REAUTHORIZE_INTERVAL, in a fixed number of queries per 1,000 users and claims.
+
+One sweep for the whole hub, not a timer per stream: thousands of streams opened together would
+otherwise re-check together, each with a session of its own, and starve the connection pool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable, Iterator
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.claims.access import may_see
+from app.models import Claim, User
+from app.realtime.hub import Hub
+from app.realtime.topics import claim_id_of
+
+logger = logging.getLogger("warranty.realtime")
+
+CHUNK = 1000  # ids per IN (...) list
+
+
+def _chunks(ids: Iterable[int]) -> Iterator[list[int]]:
+    ordered = sorted(ids)
+    for start in range(0, len(ordered), CHUNK):
+        yield ordered[start : start + CHUNK]
+
+
+async def sweep_access(hub: Hub, sessionmaker: async_sessionmaker[AsyncSession]) -> int:
+    """Revokes the topics each open stream's user may no longer see; answers how many streams lost one."""
+    subscribers = hub.subscribers()
+    if not subscribers:
+        return 0
+    claim_ids = {claim_id_of(topic) for subscriber in subscribers for topic in subscriber.topics}
+    async with sessionmaker() as session:
+        users: dict[int, User] = {}
+        for chunk in _chunks({subscriber.user_id for subscriber in subscribers}):
+            users.update(
+                (user.id, user) for user in await session.scalars(select(User).where(User.id.in_(chunk)))
+            )
+        parties: dict[int, tuple[int, int | None]] = {}
+        for chunk in _chunks(claim_ids):
+            rows = await session.execute(
+                select(Claim.id, Claim.customer_id, Claim.supplier_id).where(Claim.id.in_(chunk))
+            )
+            parties.update((row.id, (row.customer_id, row.supplier_id)) for row in rows)
+    changed = 0
+    for subscriber in subscribers:
+        user = users.get(subscriber.user_id)
+        lost = {
+            topic
+            for topic in subscriber.topics
+            if user is None or (claim := parties.get(claim_id_of(topic))) is None or not may_see(user, *claim)
+        }
+        if lost:
+            logger.info("hub: user %s lost access to %s", subscriber.user_id, sorted(lost))
+            hub.revoke(subscriber, lost)
+            changed += 1
+    return changed
+
+
+async def sweep_forever(hub: Hub, sessionmaker: async_sessionmaker[AsyncSession], interval: float) -> None:
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            await sweep_access(hub, sessionmaker)
+        except Exception:
+            # Streams go on; the next sweep checks again, and token expiry bounds every stream anyway.
+            logger.warning("hub: could not re-check stream access; trying again next time", exc_info=True)

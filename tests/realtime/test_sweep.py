@@ -1,0 +1,50 @@
+"""The access sweep: every open stream re-checked together, in a fixed number of queries."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from sqlalchemy import update
+
+from app.models import Claim
+from app.realtime.hub import CLOSE, Hub
+from app.realtime.sweep import sweep_access
+from tests.factories.claims import create_claim
+from tests.factories.products import create_product
+from tests.factories.users import create_supplier, create_user
+from tests.helpers import count_queries
+
+
+async def test_a_sweep_runs_the_same_queries_for_one_stream_and_for_many(app: FastAPI) -> None:
+    customer = await create_user(app)
+    claims = [await create_claim(app, await create_product(app, customer)) for _ in range(3)]
+    few, many = Hub(8, 1000), Hub(8, 1000)
+    few.subscribe(customer.id, [f"claims/{claims[0].id}/messages"])
+    for index in range(300):
+        many.subscribe(customer.id, [f"claims/{claims[index % 3].id}/messages"])
+
+    with count_queries(app) as one:
+        await sweep_access(few, app.state.sessionmaker)
+    with count_queries(app) as three_hundred:
+        await sweep_access(many, app.state.sessionmaker)
+
+    assert len(one) == len(three_hundred) == 2
+    assert many.subscriber_count == 300  # nobody lost access
+
+
+async def test_a_sweep_revokes_only_the_claims_a_user_lost(app: FastAPI) -> None:
+    customer = await create_user(app)
+    supplier = await create_supplier(app)
+    kept = await create_claim(app, await create_product(app, customer), supplier=supplier)
+    lost = await create_claim(app, await create_product(app, customer), supplier=supplier)
+    hub = Hub(8, 10)
+    both = hub.subscribe(supplier.id, [f"claims/{kept.id}/messages", f"claims/{lost.id}/status"])
+    only_lost = hub.subscribe(supplier.id, [f"claims/{lost.id}/messages"])
+    owner = hub.subscribe(customer.id, [f"claims/{lost.id}/messages"])
+    async with app.state.sessionmaker() as session, session.begin():
+        await session.execute(update(Claim).where(Claim.id == lost.id).values(supplier_id=None))
+
+    assert await sweep_access(hub, app.state.sessionmaker) == 2
+
+    assert both.topics == {f"claims/{kept.id}/messages"} and not both.closed
+    assert only_lost.closed and only_lost.queue.get_nowait() == CLOSE
+    assert not owner.closed and hub.subscriber_count == 2
