@@ -92,4 +92,8 @@ def _invalid() -> Unauthorized:
     return Unauthorized("The refresh token is not valid; sign in again.", code="AUTH_TOKEN_INVALID")
 
 
-RefreshTokenRepo = Annotated[RefreshTokenRepository, Depends(RefreshTokenRepository)]
+async def refresh_token_repository(session: SessionDep, settings: SettingsDep) -> RefreshTokenRepository:
+    return RefreshTokenRepository(session, settings)
+
+
+RefreshTokenRepo = Annotated[RefreshTokenRepository, Depends(refresh_token_repository)]

@@ -87,5 +87,5 @@ class OutboxRepository(Repository):
         return item
 
 
-DeviceTokenRepo = Annotated[DeviceTokenRepository, Depends(DeviceTokenRepository)]
-OutboxRepo = Annotated[OutboxRepository, Depends(OutboxRepository)]
+DeviceTokenRepo = Annotated[DeviceTokenRepository, Depends(DeviceTokenRepository.dependency)]
+OutboxRepo = Annotated[OutboxRepository, Depends(OutboxRepository.dependency)]

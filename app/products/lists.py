@@ -32,7 +32,7 @@ router = APIRouter(tags=["products"])  # included by app.products.router under /
 ORDERS = ("asc", "desc")
 
 
-def product_filter(
+async def product_filter(
     brand: Annotated[str | None, Query(max_length=100, description="Exactly this brand, any case.")] = None,
     category: Annotated[
         str | None, Query(max_length=100, description="Exactly this category, any case.")
@@ -52,7 +52,7 @@ def product_filter(
     )
 
 
-def product_sort(
+async def product_sort(
     sort: Annotated[
         str | None, Query(description="name, brand, purchaseDate, warrantyExpiresAt or createdAt (default).")
     ] = None,

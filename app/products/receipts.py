@@ -102,7 +102,7 @@ class ReceiptRepository(Repository):
         invalidate(self.session, products_of(product.owner_id), PRODUCTS_ALL)
 
 
-ReceiptRepo = Annotated[ReceiptRepository, Depends(ReceiptRepository)]
+ReceiptRepo = Annotated[ReceiptRepository, Depends(ReceiptRepository.dependency)]
 
 
 async def visible_receipt(

@@ -186,4 +186,4 @@ class ProductRepository(Repository):
         invalidate(self.session, EVERYTHING)
 
 
-ProductRepo = Annotated[ProductRepository, Depends(ProductRepository)]
+ProductRepo = Annotated[ProductRepository, Depends(ProductRepository.dependency)]

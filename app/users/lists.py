@@ -18,7 +18,7 @@ from app.users.schemas import Role, UserListItem, UsersPage
 router = APIRouter(tags=["users"])  # included by app.users.router under /api
 
 
-def user_filter(
+async def user_filter(
     search: Annotated[
         str | None, Query(max_length=255, description="Part of the name or email, any case.")
     ] = None,

@@ -144,4 +144,4 @@ def email_taken() -> Conflict:
     return Conflict("An account with this email already exists.", code="EMAIL_TAKEN")
 
 
-UserRepo = Annotated[UserRepository, Depends(UserRepository)]
+UserRepo = Annotated[UserRepository, Depends(UserRepository.dependency)]
