@@ -43,5 +43,10 @@ format: $(VENV)/.installed-test
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
+# Benchmarks on PostgreSQL (WARRANTY_BENCH_PG, default postgres@127.0.0.1:5432); needs wrk (Debian: wrk).
+bench: $(VENV)/.installed-test
+	@command -v wrk >/dev/null || { echo "bench needs wrk: apt-get install wrk"; exit 1; }
+	ulimit -n 65536 2>/dev/null || true; $(BIN)/python -m bench.run
+
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

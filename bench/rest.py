@@ -1,0 +1,102 @@
+"""REST figures: each endpoint on the service and on the floor app, alternating, in the same run."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+from typing import Any
+
+from bench import harness
+from bench.run import create_database, drop_database, prepare, service_env, token_for
+
+HERE = Path(__file__).resolve().parent
+CONNECTIONS = 20
+ROUNDS = 2
+
+
+def _pair(
+    service: harness.Server,
+    floor: harness.Server,
+    path: str,
+    headers: dict[str, str],
+    seconds: int,
+    script: Path | None = None,
+) -> dict[str, Any]:
+    service_runs, floor_runs = [], []
+    for _ in range(ROUNDS):  # alternate, so drift in the machine's load hits both alike
+        floor_runs.append(
+            harness.wrk(
+                floor.url + path, headers=headers, seconds=seconds, connections=CONNECTIONS, script=script
+            )
+        )
+        service_runs.append(
+            harness.wrk(
+                service.url + path, headers=headers, seconds=seconds, connections=CONNECTIONS, script=script
+            )
+        )
+    service_rps = statistics.mean(run.requests_per_second for run in service_runs)
+    floor_rps = statistics.mean(run.requests_per_second for run in floor_runs)
+    return {
+        "service": service_runs[-1].as_dict() | {"rps": round(service_rps, 1)},
+        "floor": floor_runs[-1].as_dict() | {"rps": round(floor_rps, 1)},
+        "ratio": round(service_rps / floor_rps, 2),
+        "errors": sum(run.errors for run in service_runs + floor_runs),
+    }
+
+
+async def run_rest(seconds: int, logs: Path) -> dict[str, Any]:
+    name = "warranty_bench_rest"
+    url = await create_database(name)
+    results: dict[str, Any] = {}
+    try:
+        seeded = await prepare(url)
+        headers = {"Authorization": f"Bearer {token_for(url, seeded.customer_id, ['ROLE_USER'])}"}
+        products = "/api/products?page=1&limit=20"
+        detail = f"/api/claims/{seeded.quiet_claim_id}"
+        messages = f"/api/claims/{seeded.busy_claim_id}/messages?page=1&limit=50"
+        post = f"/api/claims/{seeded.quiet_claim_id}/messages"
+        for workers in (1, 2):
+            env = service_env(url, WARRANTY_RUN_WORKER="false")
+            servers = {
+                "floor": harness.uvicorn(
+                    "bench.floor:app", harness.free_port(), workers, env, logs / f"floor-{workers}.log"
+                ),
+                "cold": harness.uvicorn(
+                    "app.main:app",
+                    harness.free_port(),
+                    workers,
+                    env | {"WARRANTY_CACHE_TTL": "0"},
+                    logs / f"cold-{workers}.log",
+                ),
+                "warm": harness.uvicorn(
+                    "app.main:app", harness.free_port(), workers, env, logs / f"warm-{workers}.log"
+                ),
+            }
+            try:
+                floor, cold, warm = servers["floor"], servers["cold"], servers["warm"]
+                figures = {
+                    "GET products page (cache cold)": _pair(cold, floor, products, headers, seconds),
+                    "GET products page (cache warm)": _pair(warm, floor, products, headers, seconds),
+                    "GET claim detail": _pair(cold, floor, detail, headers, seconds),
+                    "GET messages page of 50 (cache cold)": _pair(cold, floor, messages, headers, seconds),
+                    "GET messages page of 50 (cache warm)": _pair(warm, floor, messages, headers, seconds),
+                    "POST message": _pair(cold, floor, post, headers, seconds, HERE / "post_message.lua"),
+                    "POST login (Argon2id by design)": {
+                        "service": harness.wrk(
+                            cold.url + "/api/login",
+                            headers={},
+                            seconds=seconds,
+                            connections=4,
+                            script=HERE / "login.lua",
+                        ).as_dict()
+                    },
+                }
+            finally:
+                for server in servers.values():
+                    server.stop()
+            for label, figure in figures.items():
+                print(f"{workers} worker(s) | {label}: {figure}", flush=True)
+            results[f"{workers} worker{'s' if workers > 1 else ''}"] = figures
+    finally:
+        await drop_database(name)
+    return results
