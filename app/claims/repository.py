@@ -121,4 +121,4 @@ class ClaimRepository(Repository):
         return list(await self.session.scalars(select(User).where(User.id.in_(ids)).order_by(User.id)))
 
 
-ClaimRepo = Annotated[ClaimRepository, Depends(ClaimRepository)]
+ClaimRepo = Annotated[ClaimRepository, Depends(ClaimRepository.dependency)]

@@ -31,7 +31,7 @@ from app.models import Claim
 router = APIRouter(prefix="/api", tags=["claims"])
 
 
-def claim_filter(
+async def claim_filter(
     status: Annotated[ClaimStatus | None, Query(description="Only claims in this status.")] = None,
     product_id: Annotated[int | None, Query(alias="productId", ge=1, le=MAX_ID)] = None,
 ) -> ClaimFilter:

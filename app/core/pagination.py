@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Generic, TypeVar
 from urllib.parse import urlencode
 
-from fastapi import Depends, Request
+from fastapi import Depends, Query, Request
 from pydantic import BaseModel, Field
 
 from app.auth.dependencies import CurrentUser
@@ -66,7 +66,15 @@ def parse_page_params(request: Request, user: User) -> PageParams:
     return PageParams(page=page, limit=min(limit, role_max_limit(user)), requested=requested)
 
 
-async def page_params(request: Request, user: CurrentUser) -> PageParams:
+async def page_params(
+    request: Request,
+    user: CurrentUser,
+    # Declared as text for the OpenAPI document; parsed by hand for the contract's own error codes.
+    page: Annotated[str | None, Query(description="1-based page; with `limit`, answers the envelope")] = None,
+    limit: Annotated[
+        str | None, Query(description="items per page, 1..100 (lowered to 50 for non-admins)")
+    ] = None,
+) -> PageParams:
     return parse_page_params(request, user)
 
 

@@ -119,4 +119,4 @@ class MessageRepository(Repository):
         return conditions
 
 
-MessageRepo = Annotated[MessageRepository, Depends(MessageRepository)]
+MessageRepo = Annotated[MessageRepository, Depends(MessageRepository.dependency)]

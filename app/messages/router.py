@@ -154,7 +154,7 @@ def content_disposition(file_name: str) -> str:
     return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(file_name, safe='')}"
 
 
-def message_filter(
+async def message_filter(
     claim_id: Annotated[int | None, Query(alias="claimId", ge=1, le=MAX_ID)] = None,
     sender_id: Annotated[int | None, Query(alias="senderId", ge=1, le=MAX_ID)] = None,
     unread: Annotated[

@@ -19,7 +19,7 @@ from app.realtime.backends.memory import MemoryBackend
 from app.realtime.backends.postgres import PostgresBackend
 from app.realtime.history import prune
 from app.realtime.hub import Hub
-from app.realtime.shutdown import server_exit_flag, watch_exit
+from app.realtime.shutdown import finish, pause, server_exit_flag, watch_exit
 from app.realtime.sweep import sweep_forever
 from app.realtime.tail import EventTail
 
@@ -47,16 +47,22 @@ async def hub_lifespan(
         MemoryBackend(session_hooks) if settings.is_sqlite else PostgresBackend(settings.database_url)
     )
     app.state.hub_backend = backend
+    stop = asyncio.Event()
     tasks = [
         asyncio.create_task(tail.run(), name="hub-tail"),
-        asyncio.create_task(_prune_forever(sessionmaker, settings.event_retention_hours), name="hub-prune"),
         asyncio.create_task(
-            sweep_forever(hub, sessionmaker, settings.sse_reauthorize_interval), name="hub-access-sweep"
+            _prune_forever(sessionmaker, settings.event_retention_hours, stop), name="hub-prune"
+        ),
+        asyncio.create_task(
+            sweep_forever(hub, sessionmaker, settings.sse_reauthorize_interval, stop), name="hub-access-sweep"
         ),
     ]
     should_exit = server_exit_flag()
-    if should_exit is not None:
-        tasks.append(asyncio.create_task(watch_exit(should_exit, hub.close), name="hub-exit-watch"))
+    watch = (
+        asyncio.create_task(watch_exit(should_exit, hub.close), name="hub-exit-watch")
+        if should_exit is not None
+        else None
+    )
     # No read now: the watermark was just read; the PostgreSQL backend wakes the reader once listening.
     await backend.start(tail)
     try:
@@ -64,11 +70,12 @@ async def hub_lifespan(
     finally:
         hub.close()
         await backend.stop()
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        if watch is not None:
+            watch.cancel()
+        # The loops that query stop between two reads; cancelled only if one hangs.
+        stop.set()
+        tail.stop()
+        await finish(tasks, within=10.0)
 
 
 async def _prune(sessionmaker: async_sessionmaker[AsyncSession], retention_hours: int) -> None:
@@ -79,9 +86,10 @@ async def _prune(sessionmaker: async_sessionmaker[AsyncSession], retention_hours
         logger.info("hub: pruned %s events older than %s hours", removed, retention_hours)
 
 
-async def _prune_forever(sessionmaker: async_sessionmaker[AsyncSession], retention_hours: int) -> None:
-    while True:
-        await asyncio.sleep(PRUNE_INTERVAL)
+async def _prune_forever(
+    sessionmaker: async_sessionmaker[AsyncSession], retention_hours: int, stop: asyncio.Event
+) -> None:
+    while await pause(stop, PRUNE_INTERVAL):
         try:
             await _prune(sessionmaker, retention_hours)
         except Exception:

@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.claims.access import may_see
 from app.models import Claim, User
 from app.realtime.hub import Hub
+from app.realtime.shutdown import pause
 from app.realtime.topics import claim_id_of
 
 logger = logging.getLogger("warranty.realtime")
@@ -63,9 +64,10 @@ async def sweep_access(hub: Hub, sessionmaker: async_sessionmaker[AsyncSession])
     return changed
 
 
-async def sweep_forever(hub: Hub, sessionmaker: async_sessionmaker[AsyncSession], interval: float) -> None:
-    while True:
-        await asyncio.sleep(interval)
+async def sweep_forever(
+    hub: Hub, sessionmaker: async_sessionmaker[AsyncSession], interval: float, stop: asyncio.Event
+) -> None:
+    while await pause(stop, interval):
         try:
             await sweep_access(hub, sessionmaker)
         except Exception:

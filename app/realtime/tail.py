@@ -43,6 +43,7 @@ class EventTail:
         self._seen: set[int] = set()  # delivered ids above the watermark
         self._gaps: dict[int, float] = {}  # missing id -> when first noticed
         self._prepared = False
+        self._stopping = False
 
     @property
     def watermark(self) -> int:
@@ -52,6 +53,11 @@ class EventTail:
     def wake(self) -> None:
         """Safe from any thread and from SQLAlchemy's after-commit hook."""
         self._loop.call_soon_threadsafe(self._wake.set)
+
+    def stop(self) -> None:
+        """Ends `run` after its current read (never in the middle of one)."""
+        self._stopping = True
+        self._wake.set()
 
     def accept(self, events: list[StoredEvent]) -> None:
         """Committed events handed over directly (after-commit hook, same process)."""
@@ -70,7 +76,7 @@ class EventTail:
 
     async def run(self) -> None:
         failures = 0
-        while True:  # the app starts even while the database is down (readiness says so)
+        while not self._stopping:  # the app starts even while the database is down (readiness says so)
             try:
                 await self.prepare()
                 break
@@ -79,7 +85,7 @@ class EventTail:
                 logger.warning("hub: database not reachable; retrying", exc_info=failures == 1)
                 await asyncio.sleep(min(30.0, 0.5 * 2**failures))
         failures = 0
-        while True:
+        while not self._stopping:
             timeout = self._poll_interval if self._gaps else None
             try:
                 async with asyncio.timeout(timeout):
@@ -87,6 +93,8 @@ class EventTail:
             except TimeoutError:
                 pass
             self._wake.clear()
+            if self._stopping:
+                return
             try:
                 await self.read()
                 failures = 0

@@ -4,21 +4,17 @@ from __future__ import annotations
 
 import base64
 import io
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import pytest
 from fastapi import FastAPI
 from PIL import Image
-from sqlalchemy import func, select
 
 from app.core.clock import utc_now
-from app.models import Claim, Event, Message, MessageRead, Product, User
+from app.models import Claim, Message, MessageRead, Product, User
 from tests.factories.products import create_product
 from tests.factories.users import create_admin, create_supplier, create_user
-from tests.helpers import wait_for
 
 
 async def create_claim(
@@ -109,17 +105,3 @@ async def claim_cast(app: FastAPI, *, status: str = "open", **customer_fields: A
         product=product,
         claim=claim,
     )
-
-
-@pytest.fixture(autouse=True)
-async def hub_caught_up(app: FastAPI) -> AsyncIterator[None]:
-    """Before the app stops, let the hub read the events the test published: stopping it in the middle
-    of that read can leave its SQLite connection (and write lock) behind for the next test."""
-    yield
-
-    async def caught_up() -> bool:
-        async with app.state.sessionmaker() as session:
-            newest = await session.scalar(select(func.max(Event.id)))
-        return newest is None or app.state.hub_tail.watermark >= newest
-
-    await wait_for(caught_up)
