@@ -36,7 +36,8 @@ class Claim(Timestamps, Base):
 
 class Message(CreatedAt, Base):
     __tablename__ = "messages"
-    __table_args__ = (Index("ix_messages_claim_id_id", "claim_id", "id"),)
+    # Lists and the claim detail read a claim's messages oldest first: (created_at, id) within the claim.
+    __table_args__ = (Index("ix_messages_claim_created_id", "claim_id", "created_at", "id"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     claim_id: Mapped[int] = mapped_column(ForeignKey("claims.id", ondelete="CASCADE"))
