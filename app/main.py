@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -12,7 +13,8 @@ from starlette.middleware.cors import CORSMiddleware
 from app.auth.router import router as auth_router
 from app.claims.router import router as claims_router
 from app.config import Settings, get_settings
-from app.core.cache import PageCache
+from app.core.background import finish
+from app.core.cache import PageCache, prune_forever
 from app.core.db import create_engine, create_sessionmaker
 from app.core.handlers import install_error_handlers
 from app.core.middleware import BodySizeLimitMiddleware, RequestIdMiddleware
@@ -56,6 +58,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.sessionmaker = create_sessionmaker(engine, session_hooks)
         app.state.storage = LocalStorage(settings.data_dir / "files")
         app.state.page_cache = PageCache(settings.cache_ttl)
+        stop = asyncio.Event()
+        pruning = asyncio.create_task(prune_forever(app.state.sessionmaker, settings.cache_ttl, stop))
         try:
             async with (
                 hub_lifespan(app, settings, session_hooks),
@@ -63,6 +67,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             ):
                 yield
         finally:
+            stop.set()
+            await finish([pruning], within=10.0)
             await engine.dispose()
 
     app = FastAPI(

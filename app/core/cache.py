@@ -9,6 +9,8 @@ request, in every process that shares the database.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable, Iterable
@@ -18,12 +20,14 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
 from sqlalchemy import delete, func, select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.core.background import pause
 from app.core.clock import utc_now
 from app.models import CacheInvalidation
 
 T = TypeVar("T")
+logger = logging.getLogger("warranty.cache")
 
 # A scope every version check includes: invalidating it empties every page (e.g. a user deleted).
 EVERYTHING = "all"
@@ -80,10 +84,27 @@ def invalidate(session: AsyncSession, *scopes: str) -> None:
 
 
 async def prune(session: AsyncSession, older_than: timedelta) -> None:
-    """Drop invalidations older than the TTL: every page computed before them has expired anyway."""
+    """Drop invalidations older than the TTL: every page computed before them has expired anyway.
+    (A page remembers the newest id of its scopes; a pruned row can only make that id differ, and so
+    make the page be computed again, never serve it stale.)"""
     await session.execute(
         delete(CacheInvalidation).where(CacheInvalidation.created_at < utc_now() - older_than)
     )
+
+
+async def prune_forever(
+    sessionmaker: async_sessionmaker[AsyncSession], ttl: float, stop: asyncio.Event
+) -> None:
+    """Keeps the invalidation log about one TTL long, whatever the write rate (every process may run it)."""
+    keep = timedelta(seconds=2 * max(ttl, 1))
+    while await pause(stop, max(ttl, 60)):
+        try:
+            async with sessionmaker() as session, session.begin():
+                await prune(session, keep)
+        except Exception:
+            logger.warning(
+                "page cache: pruning the invalidation log failed; trying again later", exc_info=True
+            )
 
 
 async def get_page_cache(request: Request) -> PageCache:

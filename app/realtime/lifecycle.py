@@ -14,12 +14,13 @@ from fastapi import FastAPI
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings
+from app.core.background import finish, pause
 from app.realtime.backends import Backend
 from app.realtime.backends.memory import MemoryBackend
 from app.realtime.backends.postgres import PostgresBackend
 from app.realtime.history import prune
 from app.realtime.hub import Hub
-from app.realtime.shutdown import finish, pause, server_exit_flag, watch_exit
+from app.realtime.shutdown import server_exit_flag, watch_exit
 from app.realtime.sweep import sweep_forever
 from app.realtime.tail import EventTail
 

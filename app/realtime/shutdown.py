@@ -28,25 +28,3 @@ async def watch_exit(should_exit: Callable[[], bool], on_exit: Callable[[], None
     while not should_exit():  # noqa: ASYNC110
         await asyncio.sleep(POLL)
     on_exit()
-
-
-async def pause(stop: asyncio.Event, seconds: float) -> bool:
-    """Waits `seconds`, or less when `stop` is set; answers whether to go on.
-
-    The hub's background loops wait here instead of sleeping, so shutdown stops them between two reads
-    instead of cancelling one halfway (a SQLite connection cancelled mid-query can keep the write lock).
-    """
-    try:
-        async with asyncio.timeout(seconds):
-            await stop.wait()
-    except TimeoutError:
-        return True
-    return False
-
-
-async def finish(tasks: list[asyncio.Task[None]], within: float) -> None:
-    """Lets stopping loops finish their current step; cancels what is still running after `within`."""
-    _done, pending = await asyncio.wait(tasks, timeout=within)
-    for task in pending:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)

@@ -15,9 +15,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.claims.access import may_see
+from app.core.background import pause
 from app.models import Claim, User
 from app.realtime.hub import Hub
-from app.realtime.shutdown import pause
 from app.realtime.topics import claim_id_of
 
 logger = logging.getLogger("warranty.realtime")
