@@ -54,7 +54,7 @@ async def run_rest(seconds: int, logs: Path) -> dict[str, Any]:
         products = "/api/products?page=1&limit=20"
         detail = f"/api/claims/{seeded.quiet_claim_id}"
         messages = f"/api/claims/{seeded.busy_claim_id}/messages?page=1&limit=50"
-        post = f"/api/claims/{seeded.quiet_claim_id}/messages"
+        post = f"/api/claims/{seeded.write_claim_id}/messages"
         for workers in (1, 2):
             env = service_env(url, WARRANTY_RUN_WORKER="false")
             servers = {

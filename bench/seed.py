@@ -24,7 +24,8 @@ class Seeded:
     customer_id: int
     supplier_id: int
     busy_claim_id: int  # the claim with 10,000 messages
-    quiet_claim_id: int  # a claim with a few messages, for writes
+    quiet_claim_id: int  # a claim with no messages, for the detail
+    write_claim_id: int  # the claim the message-write benchmark posts to (it grows during the run)
 
 
 async def seed(session: AsyncSession, hasher: PasswordHasher) -> Seeded:
@@ -83,7 +84,7 @@ async def seed(session: AsyncSession, hasher: PasswordHasher) -> Seeded:
     claim_ids = sorted(
         (await session.scalars(select(Claim.id).where(Claim.customer_id == customer_id))).all()
     )
-    busy, quiet = claim_ids[0], claim_ids[1]
+    busy, quiet, write = claim_ids[0], claim_ids[1], claim_ids[2]
 
     messages = [
         {
@@ -96,4 +97,4 @@ async def seed(session: AsyncSession, hasher: PasswordHasher) -> Seeded:
     ]
     for start in range(0, len(messages), 2000):
         await session.execute(insert(Message), messages[start : start + 2000])
-    return Seeded(customer_id, supplier_id, busy, quiet)
+    return Seeded(customer_id, supplier_id, busy, quiet, write)
