@@ -20,6 +20,7 @@ from app.config import Settings
 from app.errors import AppError
 
 _AFTER_COMMIT = "after_commit_callbacks"
+_AFTER_ROLLBACK = "after_rollback_callbacks"
 _KEEP_ON_ERROR = "commit_on_app_error"
 
 
@@ -74,15 +75,23 @@ def keep_on_error(session: AsyncSession) -> None:
     session.info[_KEEP_ON_ERROR] = True
 
 
+def on_rollback(session: AsyncSession, callback: Callable[[], None]) -> None:
+    """Run `callback` if this session's transaction rolls back; dropped on commit."""
+    session.info.setdefault(_AFTER_ROLLBACK, []).append(callback)
+
+
 @event.listens_for(Session, "after_commit")
 def _run_after_commit(session: Session) -> None:
+    session.info.pop(_AFTER_ROLLBACK, None)
     for callback in session.info.pop(_AFTER_COMMIT, []):
         callback()
 
 
 @event.listens_for(Session, "after_rollback")
-def _drop_after_commit(session: Session) -> None:
+def _run_after_rollback(session: Session) -> None:
     session.info.pop(_AFTER_COMMIT, None)
+    for callback in session.info.pop(_AFTER_ROLLBACK, []):
+        callback()
 
 
 async def get_session(request: Request) -> AsyncIterator[AsyncSession]:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
+from urllib.parse import quote
 
 import anyio
+from fastapi import UploadFile
 from PIL import Image, UnidentifiedImageError
 
 from app.errors import PayloadTooLarge, UnsupportedMediaType
@@ -105,3 +107,31 @@ def _verify_image(data: bytes, kind: FileKind, max_pixels: int) -> None:
         ) from exc
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         raise UnsupportedMediaType("The file is not a readable image.") from exc
+
+
+# Part types that say nothing about the file (browsers and curl send them for anything).
+_GENERIC_MIMES = {"", "application/octet-stream", "binary/octet-stream"}
+
+
+async def read_upload(
+    upload: UploadFile, *, allowed: set[str], max_size: int, max_pixels: int
+) -> tuple[bytes, FileKind]:
+    """A multipart file's bytes and kind, checked by `check_file`. Its name is held against the bytes
+    only when it has an extension (browsers send `blob`), its part type only when it says something."""
+    data = await upload.read(max_size + 1)  # one byte over the limit is enough to know
+    mime = (upload.content_type or "").split(";")[0].strip().lower()
+    kind = await check_file(
+        data,
+        allowed=allowed,
+        max_size=max_size,
+        max_pixels=max_pixels,
+        file_name=upload.filename if upload.filename and "." in upload.filename else None,
+        declared_mime=None if mime in _GENERIC_MIMES else mime,
+    )
+    return data, kind
+
+
+def content_disposition(file_name: str) -> str:
+    """`attachment` with an ASCII fallback name and the exact name in RFC 5987 form."""
+    fallback = "".join(c if c.isascii() and c.isprintable() and c not in '"\\;' else "_" for c in file_name)
+    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(file_name, safe='')}"

@@ -12,7 +12,7 @@ import anyio
 from fastapi import Depends, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.core.db import on_commit
+from app.core.db import on_commit, on_rollback
 from app.errors import NotFound
 
 _KEY = re.compile(r"^[a-z0-9_-]+/[a-f0-9]{32}\.[a-z0-9]{1,8}$")
@@ -76,3 +76,8 @@ def delete_after_commit(session: AsyncSession, storage: Storage, keys: list[str]
 
     if keys:
         on_commit(session, remove)
+
+
+def discard_on_rollback(session: AsyncSession, storage: Storage, key: str) -> None:
+    """A file saved for a row of this transaction goes again if the transaction rolls back."""
+    on_rollback(session, lambda: storage.path(key).unlink(missing_ok=True))

@@ -4,7 +4,6 @@ admin's list of every message."""
 from __future__ import annotations
 
 from typing import Annotated, Any
-from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
 
@@ -14,6 +13,7 @@ from app.claims.scopes import MESSAGES_ALL, USERS_ALL, messages_of
 from app.core.cache import PageCacheDep
 from app.core.db import SessionDep
 from app.core.deps import SettingsDep
+from app.core.files import content_disposition
 from app.core.openapi import errors
 from app.core.pagination import Page, Pagination, build_page
 from app.core.storage import StorageDep
@@ -146,12 +146,6 @@ async def download_attachment(
             "Cache-Control": "private, no-store",
         },
     )
-
-
-def content_disposition(file_name: str) -> str:
-    """`attachment` with an ASCII fallback name and the exact name in RFC 5987 form."""
-    fallback = "".join(c if c.isascii() and c.isprintable() and c not in '"\\' else "_" for c in file_name)
-    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(file_name, safe='')}"
 
 
 async def message_filter(

@@ -6,16 +6,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import event, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import Session
 
 from app.claims.scopes import MESSAGES_ALL, claim_scopes, messages_of
 from app.config import Settings
 from app.core.cache import invalidate
 from app.core.clock import iso_utc_z
 from app.core.files import check_file
-from app.core.storage import Storage
+from app.core.storage import Storage, discard_on_rollback
 from app.errors import Conflict, ValidationFailed
 from app.models import Claim, Message, User
 from app.notifications import triggers
@@ -26,7 +25,6 @@ ATTACHMENT_KINDS = {"jpg", "png", "gif", "webp", "pdf"}
 ATTACHMENT_FOLDER = "attachments"
 DELETED_USER = "Deleted user"
 # Files stored by the session's open transaction: removed if it rolls back, kept once it commits.
-_UNCOMMITTED_FILES = "uncommitted_attachment_files"
 
 
 @dataclass
@@ -66,7 +64,7 @@ async def post_message(
     message = Message(claim_id=claim.id, sender_id=sender.id, body=text)
     if attachment is not None:
         await _store_attachment(storage, settings, attachment, message)
-        session.info.setdefault(_UNCOMMITTED_FILES, []).append((storage, message.attachment_key))
+        discard_on_rollback(session, storage, message.attachment_key)  # type: ignore[arg-type]
     session.add(message)
     await session.flush()
     await publish(session, messages_topic(claim.id), new_message_event(message, sender))
@@ -127,14 +125,3 @@ def new_message_event(message: Message, sender: User | None) -> dict[str, object
             "createdAt": iso_utc_z(message.created_at),
         },
     }
-
-
-@event.listens_for(Session, "after_commit")
-def _keep_files(session: Session) -> None:
-    session.info.pop(_UNCOMMITTED_FILES, None)
-
-
-@event.listens_for(Session, "after_rollback")
-def _remove_files(session: Session) -> None:
-    for storage, key in session.info.pop(_UNCOMMITTED_FILES, []):
-        storage.path(key).unlink(missing_ok=True)

@@ -6,19 +6,16 @@ from __future__ import annotations
 import re
 import unicodedata
 from typing import Annotated
-from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, File, Path, Response, UploadFile, status
-from sqlalchemy import event, select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import select
 
 from app.core.cache import invalidate
-from app.core.db import on_commit
 from app.core.deps import SettingsDep
-from app.core.files import check_file
+from app.core.files import content_disposition, read_upload
 from app.core.openapi import errors
 from app.core.repository import Repository
-from app.core.storage import Storage, StorageDep, delete_after_commit
+from app.core.storage import StorageDep, delete_after_commit, discard_on_rollback
 from app.errors import NotFound
 from app.models import Product, Receipt
 from app.products.dependencies import VisibleProduct
@@ -30,7 +27,6 @@ router = APIRouter(tags=["products"])  # included by app.products.router under /
 FOLDER = "receipts"
 ALLOWED = {"pdf", "jpg", "png", "webp"}
 # Clients that do not know the type send these; then the bytes alone decide.
-_GENERIC_MIMES = {"", "application/octet-stream", "binary/octet-stream"}
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f]+")
 
 
@@ -45,22 +41,6 @@ def display_name(raw: str | None, extension: str) -> str:
         stem, dot, suffix = name.rpartition(".")
         name = f"{stem[: 254 - len(suffix)]}.{suffix}" if dot and len(suffix) <= 16 else name[:255]
     return name
-
-
-def content_disposition(file_name: str) -> str:
-    """`attachment` with an ASCII fallback name and the exact name in RFC 5987 form."""
-    fallback = "".join(c if c.isascii() and c.isprintable() and c not in '"\\;' else "_" for c in file_name)
-    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(file_name, safe='')}"
-
-
-def remove_on_rollback(session: AsyncSession, storage: Storage, key: str) -> None:
-    """A file saved for a row of this transaction goes again if the transaction rolls back."""
-
-    def remove(_session: object) -> None:
-        storage.path(key).unlink(missing_ok=True)
-
-    event.listen(session.sync_session, "after_rollback", remove, once=True)
-    on_commit(session, lambda: event.remove(session.sync_session, "after_rollback", remove))
 
 
 def receipt_out(receipt: Receipt) -> ReceiptOut:
@@ -137,18 +117,11 @@ async def upload_receipt(
     that says otherwise is a 415, as is any other type; over WARRANTY_MAX_RECEIPT_SIZE (or the image
     pixel limit) a 413. `fileName` is the client's name, cleaned for display; the stored name is
     generated."""
-    data = await file.read(settings.max_receipt_size + 1)  # one byte over is enough to know
-    mime = (file.content_type or "").split(";")[0].strip().lower()
-    kind = await check_file(
-        data,
-        allowed=ALLOWED,
-        max_size=settings.max_receipt_size,
-        max_pixels=settings.max_image_pixels,
-        file_name=file.filename if file.filename and "." in file.filename else None,
-        declared_mime=None if mime in _GENERIC_MIMES else mime,
+    data, kind = await read_upload(
+        file, allowed=ALLOWED, max_size=settings.max_receipt_size, max_pixels=settings.max_image_pixels
     )
     key = await storage.save(FOLDER, data, kind.extension)
-    remove_on_rollback(receipts.session, storage, key)
+    discard_on_rollback(receipts.session, storage, key)
     receipt = await receipts.add(
         visible.product,
         file_name=display_name(file.filename, kind.extension),

@@ -10,8 +10,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.config import Settings
 from app.core.cache import invalidate
-from app.core.files import KINDS, FileKind, check_file
-from app.core.storage import Storage, delete_after_commit
+from app.core.files import KINDS, FileKind, read_upload
+from app.core.storage import Storage, delete_after_commit, discard_on_rollback
 from app.errors import NotFound
 from app.models import User
 from app.users.repository import USERS_SCOPE
@@ -21,7 +21,6 @@ ALLOWED = {"jpg", "png", "gif", "webp"}
 # Exactly what `Storage.save` generates: nothing else ever reaches the file system.
 _FILENAME = re.compile(r"^[a-f0-9]{32}\.(jpg|png|gif|webp)$")
 # Clients that do not know the type send these; then the bytes alone decide.
-_GENERIC_MIMES = {"", "application/octet-stream", "binary/octet-stream"}
 
 
 def picture_key(filename: str) -> str:
@@ -41,22 +40,17 @@ async def replace_picture(
 ) -> str:
     """Check and store the upload as the user's picture; the previous file goes once this commits.
     Answers the new file name."""
-    # One byte over the limit is enough to know it is too large.
-    data = await upload.read(settings.max_profile_picture_size + 1)
-    file_name = upload.filename if upload.filename and "." in upload.filename else None
-    mime = (upload.content_type or "").split(";")[0].strip().lower()
-    kind = await check_file(
-        data,
+    data, kind = await read_upload(
+        upload,
         allowed=ALLOWED,
         max_size=settings.max_profile_picture_size,
         max_pixels=settings.max_image_pixels,
-        file_name=file_name,
-        declared_mime=None if mime in _GENERIC_MIMES else mime,
     )
     # Lock the row and read the current picture: of two uploads at once, the later one removes the
     # earlier one's file instead of both removing the same old file and leaving one behind.
     await session.refresh(user, attribute_names=["profile_picture"], with_for_update=True)
     key = await storage.save(FOLDER, data, kind.extension)
+    discard_on_rollback(session, storage, key)
     previous = user.profile_picture
     user.profile_picture = key.removeprefix(f"{FOLDER}/")
     invalidate(session, USERS_SCOPE)

@@ -5,8 +5,9 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import func, select
 
+from app.core.storage import discard_on_rollback
 from app.models import Receipt
-from app.products.receipts import display_name, remove_on_rollback
+from app.products.receipts import display_name
 from tests.factories.products import create_product, create_receipt
 from tests.factories.users import auth_headers, create_user
 from tests.helpers import assert_error
@@ -238,11 +239,11 @@ async def test_a_stored_file_goes_again_when_its_transaction_rolls_back(app: Fas
     async with app.state.sessionmaker() as session:
         await session.begin()
         dropped = await storage.save("receipts", PDF_BYTES, "pdf")
-        remove_on_rollback(session, storage, dropped)
+        discard_on_rollback(session, storage, dropped)
         await session.rollback()
         await session.begin()
         kept = await storage.save("receipts", PDF_BYTES, "pdf")
-        remove_on_rollback(session, storage, kept)
+        discard_on_rollback(session, storage, kept)
         await session.commit()
         await session.begin()
         await session.rollback()  # a later rollback of the same session leaves the committed file alone
