@@ -22,8 +22,16 @@ def check_move(current: str, target: str, actor_roles: set[str]) -> None:
     if allowed is None:
         raise Conflict(f"A claim cannot go from {current} to {target}.", code="INVALID_STATUS_TRANSITION")
     if not allowed & actor_roles:
-        who = ", ".join(sorted(allowed))
-        raise Forbidden(f"Only the claim's {who} may move it from {current} to {target}.")
+        raise Forbidden(f"Only {_who(allowed)} may move a claim from {current} to {target}.")
+
+
+_NAMES = {CUSTOMER: "its customer", SUPPLIER: "its assigned supplier", ADMIN: "an admin"}
+
+
+def _who(roles: frozenset[str]) -> str:
+    """`its customer, its assigned supplier or an admin`, in that order."""
+    names = [name for role, name in _NAMES.items() if role in roles]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
 def check_close(current: str, actor_roles: set[str]) -> None:
