@@ -26,10 +26,8 @@ _MAX_WEBHOOK_ID = 256
 class InvalidSignature(Unauthorized):
     code = "WEBHOOK_SIGNATURE_INVALID"
     message = "The webhook signature is missing or not valid."
-
-    def __init__(self, message: str | None = None) -> None:
-        super().__init__(message)
-        self.headers.pop("WWW-Authenticate", None)  # not a Bearer-token endpoint
+    # Like every 401 it carries `WWW-Authenticate: Bearer` (the contract's error table; HTTP requires a
+    # challenge on a 401), though what is missing here is a signature, not a token.
 
 
 def provider_signature_header(provider: str) -> str:

@@ -30,7 +30,7 @@ BODY = body_of(IGNORABLE)
 def assert_refused(response: httpx.Response) -> None:
     body = assert_error(response, 401, "WEBHOOK_SIGNATURE_INVALID")
     assert body["error"] == "Unauthorized"
-    assert "www-authenticate" not in response.headers
+    assert response.headers["www-authenticate"] == "Bearer"
 
 
 async def post_standard(
