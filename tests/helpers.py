@@ -60,3 +60,20 @@ async def wait_for(probe: Callable[[], Awaitable[T]], *, within: float = 10.0, i
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError(f"gave up waiting after {within}s; last result: {result!r}")
         await asyncio.sleep(interval)
+
+
+@contextmanager
+def failing_statement(app: FastAPI, prefix: str) -> Iterator[None]:
+    """Inside the block, the app's database fails every statement starting with `prefix` (as if it went
+    away at that point of a transaction)."""
+    engine = app.state.engine.sync_engine
+
+    def fail(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if statement.lstrip().upper().startswith(prefix.upper()):
+            raise RuntimeError("the database went away")
+
+    event.listen(engine, "before_cursor_execute", fail)
+    try:
+        yield
+    finally:
+        event.remove(engine, "before_cursor_execute", fail)

@@ -10,13 +10,13 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import event, select
+from sqlalchemy import select
 
 from app.core.clock import frozen_time
 from app.models import Claim, Event, OutboxItem
 from tests.factories.claims import Cast, claim_cast
 from tests.factories.users import auth_headers
-from tests.helpers import assert_error
+from tests.helpers import assert_error, failing_statement
 
 STATUSES = ("open", "in_progress", "resolved", "closed")
 ACTORS = ("customer", "supplier", "admin", "outsider", "other_supplier")
@@ -201,16 +201,8 @@ async def test_a_failed_request_records_nothing(app: FastAPI, client: httpx.Asyn
     neither the status, nor the event, nor any notification is kept."""
     cast = await claim_cast(app)
 
-    def fail_on_outbox(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        if statement.lstrip().upper().startswith("INSERT INTO OUTBOX "):
-            raise RuntimeError("the database went away")
-
-    engine = app.state.engine.sync_engine
-    event.listen(engine, "before_cursor_execute", fail_on_outbox)
-    try:
+    with failing_statement(app, "INSERT INTO outbox "):
         response = await _move(app, client, cast, "supplier", "in_progress")
-    finally:
-        event.remove(engine, "before_cursor_execute", fail_on_outbox)
 
     assert_error(response, 500, "INTERNAL_ERROR")
     assert await _state(app, cast.claim.id) == ("open", [], [])

@@ -5,18 +5,17 @@ from __future__ import annotations
 import base64
 import json
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import httpx
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import event, select
+from sqlalchemy import select
 
 from app.core.clock import frozen_time
 from app.models import CacheInvalidation, Event, Message, OutboxItem
 from tests.factories.claims import PDF_BYTES, attachment, claim_cast, jpg_bytes, png_bytes
 from tests.factories.users import auth_headers
-from tests.helpers import assert_error
+from tests.helpers import assert_error, failing_statement
 
 # Near the real time: access tokens are checked against the wall clock too.
 SENT_AT = datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=10)
@@ -300,20 +299,12 @@ async def test_a_failed_send_records_nothing(app: FastAPI, client: httpx.AsyncCl
     no message, no event, no notification, no cache invalidation, no attachment file is kept."""
     cast = await claim_cast(app)
 
-    def fail_on_outbox(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        if statement.lstrip().upper().startswith("INSERT INTO OUTBOX "):
-            raise RuntimeError("the database went away")
-
-    engine = app.state.engine.sync_engine
-    event.listen(engine, "before_cursor_execute", fail_on_outbox)
-    try:
+    with failing_statement(app, "INSERT INTO outbox "):
         response = await client.post(
             f"/api/claims/{cast.claim.id}/messages",
             json={"message": "Hi", "attachment": attachment(PDF_BYTES, "bill.pdf", "application/pdf")},
             headers=auth_headers(app, cast.customer),
         )
-    finally:
-        event.remove(engine, "before_cursor_execute", fail_on_outbox)
 
     assert_error(response, 500, "INTERNAL_ERROR")
     assert await _messages(app) == [] and await _events(app) == [] and await _outbox(app) == []
