@@ -26,9 +26,3 @@ def png_bomb(width: int = 100_000, height: int = 100_000) -> bytes:
     header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)  # 8-bit greyscale
     data = zlib.compress(b"\x00" * 1024)
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", data) + chunk(b"IEND", b"")
-
-
-def request_queries(statements: list[str]) -> list[str]:
-    """`count_queries` output without the real-time hub's polling of the events table, which shares the
-    engine on PostgreSQL and runs whenever it likes: not the request's work."""
-    return [statement for statement in statements if "FROM events" not in statement]

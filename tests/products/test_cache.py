@@ -19,7 +19,7 @@ from app.products.warranty import expiry_date
 from tests.factories.products import create_product, create_receipt
 from tests.factories.users import auth_headers, create_admin, create_user
 from tests.helpers import count_queries
-from tests.products.support import PDF_BYTES, request_queries
+from tests.products.support import PDF_BYTES
 
 LISTS = ("/api/products", "/api/products?page=1&limit=10", "/api/admin/products")
 NEW = {
@@ -219,7 +219,7 @@ async def _queries(
     body = response.json()
     items = body["data"] if isinstance(body, dict) else body
     assert items and all(item["hasActiveClaim"] == (item["id"] in claimed) for item in items)
-    return request_queries(statements)
+    return statements
 
 
 @pytest.mark.parametrize("path", ["/api/products", "/api/products?limit=50", "/api/admin/products?limit=100"])
