@@ -15,7 +15,7 @@ from app.claims.router import router as claims_router
 from app.config import Settings, get_settings
 from app.core.background import finish
 from app.core.cache import PageCache, prune_forever
-from app.core.db import create_engine, create_sessionmaker
+from app.core.db import create_engine, create_read_engine, create_sessionmaker
 from app.core.handlers import install_error_handlers
 from app.core.middleware import BodySizeLimitMiddleware, RequestIdMiddleware
 from app.core.openapi import without_default_422
@@ -56,6 +56,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Filled in below by the hub and the worker: how a commit reaches them.
         session_hooks: dict[str, object] = {}
         app.state.sessionmaker = create_sessionmaker(engine, session_hooks)
+        app.state.read_engine = create_read_engine(engine)
+        app.state.read_sessionmaker = create_sessionmaker(app.state.read_engine, session_hooks)
         app.state.storage = LocalStorage(settings.data_dir / "files")
         app.state.page_cache = PageCache(settings.cache_ttl)
         stop = asyncio.Event()

@@ -2,10 +2,16 @@
 
 The request owns the transaction: `SessionDep` commits after the route returns and before the response is
 sent, so a failing commit becomes a 5xx. Repositories and services only flush.
+
+GET and HEAD requests only read: their sessions come from the read engine and refuse to write. On
+PostgreSQL it runs in autocommit (READ COMMITTED gives each statement its own snapshot anyway, so BEGIN and
+COMMIT were two round trips for nothing); on SQLite it begins a deferred transaction, so a read never
+takes the write lock.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -13,8 +19,9 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import ORMExecuteState, Session
 
 from app.config import Settings
 from app.errors import AppError
@@ -22,6 +29,16 @@ from app.errors import AppError
 _AFTER_COMMIT = "after_commit_callbacks"
 _AFTER_ROLLBACK = "after_rollback_callbacks"
 _KEEP_ON_ERROR = "commit_on_app_error"
+_READ_ONLY = "read_only"
+_IDLE_SINCE = "idle_since"
+READ_METHODS = ("GET", "HEAD")
+# A pooled connection unused for this long is pinged before use (a restarted server drops them all);
+# one in steady use is not: a ping is a round trip on every request.
+PING_IDLE_AFTER = 5.0  # seconds
+
+
+class WriteInReadRequest(RuntimeError):
+    """A GET or HEAD request tried to write: a bug, never a client's error."""
 
 
 def create_engine(settings: Settings) -> AsyncEngine:
@@ -32,9 +49,32 @@ def create_engine(settings: Settings) -> AsyncEngine:
         engine = create_async_engine(url, connect_args={"timeout": 30})
         _configure_sqlite(engine)
         return engine
-    return create_async_engine(
-        url, pool_size=settings.db_pool_size, max_overflow=settings.db_pool_size, pool_pre_ping=True
-    )
+    engine = create_async_engine(url, pool_size=settings.db_pool_size, max_overflow=settings.db_pool_size)
+    _ping_idle_connections(engine)
+    return engine
+
+
+def create_read_engine(engine: AsyncEngine) -> AsyncEngine:
+    """The same pool, for requests that only read (see the module docstring)."""
+    if engine.dialect.name == "sqlite":
+        return engine.execution_options(**{_READ_ONLY: True})
+    return engine.execution_options(isolation_level="AUTOCOMMIT")
+
+
+def _ping_idle_connections(engine: AsyncEngine) -> None:
+    @event.listens_for(engine.sync_engine, "checkout")
+    def _on_checkout(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        idle_since = record.info.get(_IDLE_SINCE)
+        if idle_since is not None and time.monotonic() - idle_since < PING_IDLE_AFTER:
+            return
+        try:
+            dbapi_connection.ping()
+        except Exception as error:
+            raise DisconnectionError("stale pooled connection") from error  # the pool connects anew
+
+    @event.listens_for(engine.sync_engine, "checkin")
+    def _on_checkin(_dbapi_connection: Any, record: Any) -> None:
+        record.info[_IDLE_SINCE] = time.monotonic()
 
 
 def _configure_sqlite(engine: AsyncEngine) -> None:
@@ -51,8 +91,8 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(conn: Any) -> None:
         # IMMEDIATE takes the write lock up front: a read-then-write transaction can then never fail with
-        # SQLITE_BUSY halfway; concurrent writers wait on busy_timeout instead.
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        # SQLITE_BUSY halfway; concurrent writers wait on busy_timeout instead. Reads need no lock.
+        conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get(_READ_ONLY) else "BEGIN IMMEDIATE")
 
 
 def create_sessionmaker(
@@ -94,9 +134,27 @@ def _run_after_rollback(session: Session) -> None:
         callback()
 
 
+@event.listens_for(Session, "before_flush")
+def _refuse_flush_in_reads(session: Session, _context: Any, _instances: Any) -> None:
+    if session.info.get(_READ_ONLY) and (session.new or session.dirty or session.deleted):
+        raise WriteInReadRequest("a GET or HEAD request may not change data")
+
+
+@event.listens_for(Session, "do_orm_execute")
+def _refuse_statements_in_reads(state: ORMExecuteState) -> None:
+    if state.session.info.get(_READ_ONLY) and (state.is_insert or state.is_update or state.is_delete):
+        raise WriteInReadRequest("a GET or HEAD request may not change data")
+
+
 async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
-    sessionmaker: async_sessionmaker[AsyncSession] = request.app.state.sessionmaker
+    reading = request.method in READ_METHODS
+    state = request.app.state
+    sessionmaker: async_sessionmaker[AsyncSession] = (
+        state.read_sessionmaker if reading else state.sessionmaker
+    )
     async with sessionmaker() as session:
+        if reading:
+            session.info[_READ_ONLY] = True
         try:
             yield session
             await session.commit()
