@@ -15,6 +15,7 @@ from app.claims.router import router as claims_router
 from app.config import Settings, get_settings
 from app.core.background import finish
 from app.core.cache import PageCache, prune_forever
+from app.core.cached_pages import ServeCachedPages
 from app.core.db import create_engine, create_read_engine, create_sessionmaker
 from app.core.handlers import install_error_handlers
 from app.core.middleware import BodySizeLimitMiddleware, RequestIdMiddleware
@@ -97,6 +98,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(router)
 
     # Added innermost first: the request id wraps everything, so every response carries it.
+    app.add_middleware(ServeCachedPages)
     app.add_middleware(BodySizeLimitMiddleware, max_body_size=settings.max_body_size)
     app.add_middleware(
         CORSMiddleware,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request, Response, status
+from fastapi import APIRouter, Depends, Query, Response, status
 from sqlalchemy import select
 
 from app.auth.dependencies import AdminUser, CurrentUser
@@ -23,9 +23,9 @@ from app.claims.schemas import (
     SupplierAssign,
 )
 from app.claims.scopes import CLAIMS_ALL, PRODUCTS_ALL, USERS_ALL, claims_of
-from app.core.cache import PageCacheDep
+from app.core.cached_pages import CachedPages
 from app.core.openapi import errors
-from app.core.pagination import Page, PageParams, Pagination, build_page
+from app.core.pagination import JsonList, Page, PageParams, Pagination, list_json
 from app.models import Claim
 
 router = APIRouter(prefix="/api", tags=["claims"])
@@ -41,28 +41,30 @@ async def claim_filter(
 Filter = Annotated[ClaimFilter, Depends(claim_filter)]
 
 
+CLAIMS_JSON = JsonList(ClaimListItem)
+
+
 async def _list(
-    request: Request,
-    key: tuple[Any, ...],
     scopes: list[str],
     base: Any,
     where: ClaimFilter,
     params: PageParams,
     claims: ClaimRepo,
-    cache: PageCacheDep,
+    page: CachedPages,
     always_paged: bool = False,
-) -> Any:
+) -> Response:
     paged = always_paged or params.requested
-    key = (*key, paged, params.page, params.limit, where)
 
-    async def compute() -> Any:
+    async def compute() -> bytes:
         if not paged:
             rows, _ = await claims.list_items(base, where)
-            return [ClaimListItem.model_validate(row) for row in rows]
+            items = [ClaimListItem.model_validate(row) for row in rows]
+            return list_json(CLAIMS_JSON(items), len(items), None, params, page.request)
         rows, total = await claims.list_items(base, where, offset=params.offset, limit=params.limit)
-        return build_page([ClaimListItem.model_validate(row) for row in rows], total, params, request)
+        items = [ClaimListItem.model_validate(row) for row in rows]
+        return list_json(CLAIMS_JSON(items), len(items), total, params, page.request)
 
-    return await cache.get_or_compute(claims.session, scopes, key, compute)
+    return await page.respond(scopes, compute)
 
 
 @router.post(
@@ -95,36 +97,24 @@ async def create_claim(
 
 @router.get("/claims", response_model=list[ClaimListItem] | Page[ClaimListItem], responses=errors(400, 401))
 async def list_claims(
-    request: Request,
-    user: CurrentUser,
-    where: Filter,
-    params: Pagination,
-    claims: ClaimRepo,
-    cache: PageCacheDep,
-) -> Any:
+    user: CurrentUser, where: Filter, params: Pagination, claims: ClaimRepo, page: CachedPages
+) -> Response:
     """The claims the caller takes part in, as customer or as assigned supplier (for admins too: the
     admin's view of every claim is `GET /api/admin/claims`), newest first. Filters `status`,
     `productId`. A bare array of every match, or the 8.1 envelope when `page` or `limit` is given."""
     scopes = [claims_of(user.id), PRODUCTS_ALL, USERS_ALL]
     base = participating_claims(user)
-    return await _list(request, ("claims", user.id), scopes, base, where, params, claims, cache)
+    return await _list(scopes, base, where, params, claims, page)
 
 
 @router.get("/admin/claims", response_model=Page[ClaimListItem], responses=errors(400, 401, 403))
 async def admin_list_claims(
-    request: Request,
-    admin: AdminUser,
-    where: Filter,
-    params: Pagination,
-    claims: ClaimRepo,
-    cache: PageCacheDep,
-) -> Any:
+    admin: AdminUser, where: Filter, params: Pagination, claims: ClaimRepo, page: CachedPages
+) -> Response:
     """Every claim, newest first (admin only), always in the 8.1 envelope; filters `status`, `productId`."""
     scopes = [CLAIMS_ALL, PRODUCTS_ALL, USERS_ALL]
     base = select(Claim)
-    return await _list(
-        request, ("admin/claims", admin.id), scopes, base, where, params, claims, cache, always_paged=True
-    )
+    return await _list(scopes, base, where, params, claims, page, always_paged=True)
 
 
 async def _detail(claim: Claim, claims: ClaimRepo) -> ClaimDetail:

@@ -1,81 +1,168 @@
-"""The page cache: list pages kept in process memory for WARRANTY_CACHE_TTL seconds, and never served
-stale.
+"""The page cache: list pages kept in process memory as the JSON bytes sent, for WARRANTY_CACHE_TTL seconds,
+and never served stale.
 
 Writes record the scopes they change in `cache_invalidations` (in their own transaction, see
-`invalidate`). A cached page remembers the newest invalidation id of its scopes when it was computed; one
-indexed query per read compares that with the newest id now. So a change is visible on the very next
-request, in every process that shares the database.
+`invalidate`). A cached page remembers the newest invalidation id of its scopes when it was computed, and
+the caller's roles. A repeated request is answered before routing (app.core.cached_pages) after one statement
+that reads both again: the same id and the same roles, and the stored bytes go out as they are. So a
+change is visible on the very next request, in every process that shares the database.
+
+Pages are keyed by path, query string and caller. The cache also remembers which Authorization headers
+a route has verified, for whom and until when: a hit before routing needs no token verification.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Hashable, Iterable
 from dataclasses import dataclass
-from datetime import timedelta
-from typing import Annotated, Any, TypeVar
+from datetime import date, datetime, timedelta
+from typing import Any
 
-from fastapi import Depends, Request
-from sqlalchemy import delete, func, select
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy import Select, bindparam, delete, func, select, union_all
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from starlette.types import Scope
 
 from app.core.background import pause
-from app.core.clock import utc_now
-from app.models import CacheInvalidation
+from app.core.clock import utc_now, utc_today
+from app.models import CacheInvalidation, User
 
-T = TypeVar("T")
 logger = logging.getLogger("warranty.cache")
 
 # A scope every version check includes: invalidating it empties every page (e.g. a user deleted).
 EVERYTHING = "all"
 
+PageKey = tuple[str, bytes, int]  # path, query string, user id
 
-@dataclass
-class _Entry:
-    value: Any
+_invalidations = CacheInvalidation.__table__.c
+_users = User.__table__.c
+
+
+@functools.cache
+def _version_statement(scope_count: int) -> Select[Any]:
+    """The newest invalidation id of `scope_count` scopes, one index lookup per scope. (`max(id) WHERE
+    scope IN (...)` is planned as a backward scan of the whole log, row by row, when the scopes are quiet.)"""
+    newest = [
+        select(func.max(_invalidations.id).label("id")).where(_invalidations.scope == bindparam(f"scope_{n}"))
+        for n in range(scope_count)
+    ]
+    per_scope = union_all(*newest).subquery()
+    return select(func.max(per_scope.c.id))
+
+
+@functools.cache
+def _freshness_statement(scope_count: int) -> Select[Any]:
+    """The caller's roles and the scopes' version: whether a cached page still holds, in one round trip."""
+    version = _version_statement(scope_count).scalar_subquery()
+    return select(_users.roles, version).where(_users.id == bindparam("user_id"))
+
+
+def _scope_parameters(scopes: list[str]) -> dict[str, str]:
+    return {f"scope_{n}": scope for n, scope in enumerate(scopes)}
+
+
+@dataclass(slots=True)
+class CachedPage:
+    body: bytes
+    roles: list[str]
+    scopes: list[str]
     version: int | None
-    expires_at: float
+    day: date  # warranty statuses are computed for a day: tomorrow's pages are other pages
+    expires_at: float  # time.monotonic()
+
+
+@dataclass(slots=True)
+class PageState:
+    """What a cached page depends on besides its data: the caller's roles and its scopes' version."""
+
+    roles: list[str]
+    version: int | None
+
+
+@dataclass(slots=True)
+class VerifiedToken:
+    user_id: int
+    expires_at: datetime
+
+
+def authorization(scope: Scope) -> bytes | None:
+    """The request's raw Authorization header."""
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            return value
+    return None
+
+
+def page_key(scope: Scope, user_id: int) -> PageKey:
+    return (scope["path"], scope["query_string"], user_id)
 
 
 class PageCache:
     def __init__(self, ttl: float, max_entries: int = 10_000) -> None:
         self.ttl = ttl
         self.max_entries = max_entries
-        self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
+        self._pages: OrderedDict[PageKey, CachedPage] = OrderedDict()
+        self._tokens: OrderedDict[bytes, VerifiedToken] = OrderedDict()
 
-    async def get_or_compute(
-        self, session: AsyncSession, scopes: Iterable[str], key: Hashable, compute: Callable[[], Awaitable[T]]
-    ) -> T:
-        """The cached value for `key` if none of `scopes` changed since it was computed, else `compute()`."""
-        if self.ttl <= 0:
-            return await compute()
-        # Read the version before the data: a change committed in between makes the entry look stale
-        # (computed again next time), never fresh.
-        version = await current_version(session, scopes)
-        now = time.monotonic()
-        entry = self._entries.get(key)
-        if entry is not None and entry.version == version and entry.expires_at > now:
-            self._entries.move_to_end(key)
-            return entry.value
-        value = await compute()
-        self._entries[key] = _Entry(value, version, now + self.ttl)
-        self._entries.move_to_end(key)
-        while len(self._entries) > self.max_entries:
-            self._entries.popitem(last=False)
-        return value
+    def get(self, key: PageKey) -> CachedPage | None:
+        """The page stored under `key` if neither its TTL nor its day has run out."""
+        page = self._pages.get(key)
+        if page is None:
+            return None
+        if page.expires_at <= time.monotonic() or page.day != utc_today():
+            del self._pages[key]
+            return None
+        self._pages.move_to_end(key)
+        return page
+
+    def put(self, key: PageKey, page: CachedPage) -> None:
+        self._pages[key] = page
+        self._pages.move_to_end(key)
+        while len(self._pages) > self.max_entries:
+            self._pages.popitem(last=False)
+
+    def remember_token(self, header: bytes, token: VerifiedToken) -> None:
+        """`header` carried a token that a route verified."""
+        self._tokens[header] = token
+        self._tokens.move_to_end(header)
+        while len(self._tokens) > self.max_entries:
+            self._tokens.popitem(last=False)
+
+    def verified_user(self, header: bytes | None) -> int | None:
+        """The user of a token verified before, while it has not expired."""
+        if header is None or not self._tokens:
+            return None
+        token = self._tokens.get(header)
+        if token is None:
+            return None
+        if token.expires_at <= utc_now():
+            del self._tokens[header]
+            return None
+        return token.user_id
+
+    async def read_state(self, engine: AsyncEngine, user_id: int, scopes: list[str]) -> PageState | None:
+        """The caller's roles and the newest invalidation of `scopes` now; None when the caller is gone
+        or the database could not say (the route then answers, and reports any failure)."""
+        try:
+            async with engine.connect() as connection:
+                statement = _freshness_statement(len(scopes))
+                parameters = {"user_id": user_id, **_scope_parameters(scopes)}
+                row = (await connection.execute(statement, parameters)).first()
+        except Exception:
+            logger.debug("page cache: freshness check failed", exc_info=True)
+            return None
+        return PageState(roles=row[0], version=row[1]) if row is not None else None
 
     def clear(self) -> None:
-        self._entries.clear()
+        self._pages.clear()
+        self._tokens.clear()
 
 
-async def current_version(session: AsyncSession, scopes: Iterable[str]) -> int | None:
-    names = [*scopes, EVERYTHING]
-    return await session.scalar(
-        select(func.max(CacheInvalidation.id)).where(CacheInvalidation.scope.in_(names))
-    )
+async def current_version(session: AsyncSession, scopes: list[str]) -> int | None:
+    return await session.scalar(_version_statement(len(scopes)), _scope_parameters(scopes))
 
 
 def invalidate(session: AsyncSession, *scopes: str) -> None:
@@ -105,11 +192,3 @@ async def prune_forever(
             logger.warning(
                 "page cache: pruning the invalidation log failed; trying again later", exc_info=True
             )
-
-
-async def get_page_cache(request: Request) -> PageCache:
-    cache: PageCache = request.app.state.page_cache
-    return cache
-
-
-PageCacheDep = Annotated[PageCache, Depends(get_page_cache)]

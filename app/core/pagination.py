@@ -6,13 +6,14 @@ paged, as admin lists are); then they answer the envelope of spec 8.1.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from typing import Annotated, Any, Generic, TypeVar
 from urllib.parse import urlencode
 
 from fastapi import Depends, Query, Request
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, TypeAdapter
 
 from app.auth.dependencies import CurrentUser
 from app.errors import ValidationFailed
@@ -107,9 +108,39 @@ class Page(BaseModel, Generic[T]):
 
 def build_page(items: list[Any], total: int, params: PageParams, request: Request) -> dict[str, Any]:
     """The envelope as a plain dict (serialized by the route's response model)."""
+    meta, links = _meta_and_links(len(items), total, params, request)
+    return {"data": items, "meta": meta, "links": links}
+
+
+def list_json(items: bytes, count: int, total: int | None, params: PageParams, request: Request) -> bytes:
+    """A list's body from its items already serialized as a JSON array: the array itself when the list is
+    not paged (`total` None), else the envelope around it."""
+    if total is None:
+        return items
+    meta, links = _meta_and_links(count, total, params, request)
+    return b'{"data":' + items + b',"meta":' + _json(meta) + b',"links":' + _json(links) + b"}"
+
+
+class JsonList(Generic[T]):
+    """Serializes a list of response models as FastAPI would (by alias), without validating it again."""
+
+    def __init__(self, model: type[T]) -> None:
+        self._adapter: TypeAdapter[list[T]] = TypeAdapter(list[model])  # type: ignore[valid-type]
+
+    def __call__(self, items: list[T]) -> bytes:
+        return self._adapter.dump_json(items, by_alias=True)
+
+
+def _json(value: dict[str, Any]) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _meta_and_links(
+    count: int, total: int, params: PageParams, request: Request
+) -> tuple[dict[str, Any], dict[str, Any]]:
     last_page = max(1, math.ceil(total / params.limit))
-    first_index = params.offset + 1 if items else None
-    last_index = params.offset + len(items) if items else None
+    first_index = params.offset + 1 if count else None
+    last_index = params.offset + count if count else None
 
     def link(page: int) -> str:
         query = [
@@ -118,20 +149,18 @@ def build_page(items: list[Any], total: int, params: PageParams, request: Reques
         query += [("page", str(page)), ("limit", str(params.limit))]
         return f"{request.url.path}?{urlencode(query)}"
 
-    return {
-        "data": items,
-        "meta": {
-            "current_page": params.page,
-            "per_page": params.limit,
-            "total": total,
-            "last_page": last_page,
-            "from": first_index,
-            "to": last_index,
-        },
-        "links": {
-            "first": link(1),
-            "last": link(last_page),
-            "prev": link(params.page - 1) if params.page > 1 else None,
-            "next": link(params.page + 1) if params.page < last_page else None,
-        },
+    meta = {
+        "current_page": params.page,
+        "per_page": params.limit,
+        "total": total,
+        "last_page": last_page,
+        "from": first_index,
+        "to": last_index,
     }
+    links = {
+        "first": link(1),
+        "last": link(last_page),
+        "prev": link(params.page - 1) if params.page > 1 else None,
+        "next": link(params.page + 1) if params.page < last_page else None,
+    }
+    return meta, links

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
+from fastapi import APIRouter, Depends, Path, Query, Response, status
 
 from app.auth.dependencies import AdminUser, CurrentUser
 from app.claims.access import MAX_ID, VisibleClaim
 from app.claims.scopes import MESSAGES_ALL, USERS_ALL, messages_of
-from app.core.cache import PageCacheDep
+from app.core.cached_pages import CachedPages
 from app.core.db import SessionDep
 from app.core.deps import SettingsDep
 from app.core.files import content_disposition
 from app.core.openapi import errors
-from app.core.pagination import Page, Pagination, build_page
+from app.core.pagination import JsonList, Page, Pagination, list_json
 from app.core.storage import StorageDep
 from app.errors import NotFound
 from app.messages.attachments import decode_attachment
@@ -38,24 +38,21 @@ def _in_range(message_id: int) -> bool:
 MessageList = list[MessageOut] | Page[MessageOut]
 
 
+MESSAGES_JSON = JsonList(MessageOut)
+ADMIN_MESSAGES_JSON = JsonList(AdminMessageOut)
+
+
 async def _claim_messages(
-    request: Request,
-    claim: VisibleClaim,
-    user: CurrentUser,
-    params: Pagination,
-    messages: MessageRepo,
-    cache: PageCacheDep,
-) -> Any:
-    key = (request.url.path, claim.id, user.id, params.requested, params.page, params.limit)
+    claim: VisibleClaim, user: CurrentUser, params: Pagination, messages: MessageRepo, page: CachedPages
+) -> Response:
+    async def compute() -> bytes:
+        window = {"offset": params.offset, "limit": params.limit} if params.requested else {}
+        rows, total = await messages.list_for_claim(claim, user.id, **window)
+        items = [message_out(row) for row in rows]
+        shown_total = total if params.requested else None
+        return list_json(MESSAGES_JSON(items), len(items), shown_total, params, page.request)
 
-    async def compute() -> Any:
-        if not params.requested:
-            rows, _ = await messages.list_for_claim(claim, user.id)
-            return [message_out(row) for row in rows]
-        rows, total = await messages.list_for_claim(claim, user.id, offset=params.offset, limit=params.limit)
-        return build_page([message_out(row) for row in rows], total, params, request)
-
-    return await cache.get_or_compute(messages.session, [messages_of(claim.id), USERS_ALL], key, compute)
+    return await page.respond([messages_of(claim.id), USERS_ALL], compute)
 
 
 @router.get("/claims/{claimId}/messages", response_model=MessageList, responses=errors(400, 401, 404))
@@ -160,20 +157,19 @@ async def message_filter(
 
 @router.get("/messages", response_model=Page[AdminMessageOut], responses=errors(400, 401, 403))
 async def list_all_messages(
-    request: Request,
     admin: AdminUser,
     params: Pagination,
     where: Annotated[MessageFilter, Depends(message_filter)],
     messages: MessageRepo,
-    cache: PageCacheDep,
-) -> Any:
+    page: CachedPages,
+) -> Response:
     """Every message of every claim, newest first (admin only), always in the 8.1 envelope. Filters
     `claimId`, `senderId`, `unread` (true: no recipient has read it yet). `isRead`/`readAt` here mean
     read by a recipient (a participant other than the sender)."""
-    key = ("messages:all", admin.id, params.page, params.limit, where)
 
-    async def compute() -> Any:
+    async def compute() -> bytes:
         rows, total = await messages.list_all(where, offset=params.offset, limit=params.limit)
-        return build_page([admin_message_out(row) for row in rows], total, params, request)
+        items = [admin_message_out(row) for row in rows]
+        return list_json(ADMIN_MESSAGES_JSON(items), len(items), total, params, page.request)
 
-    return await cache.get_or_compute(messages.session, [MESSAGES_ALL, USERS_ALL], key, compute)
+    return await page.respond([MESSAGES_ALL, USERS_ALL], compute)

@@ -4,18 +4,17 @@ A fixed number of queries whatever the length (the active-claim flag is a subque
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Query, Response
 
 from app.auth.dependencies import AdminUser, CurrentUser
-from app.core.cache import PageCacheDep
+from app.core.cached_pages import CachedPages
 from app.core.clock import utc_today
 from app.core.deps import SettingsDep
 from app.core.openapi import errors
-from app.core.pagination import Page, PageParams, Pagination, build_page
+from app.core.pagination import JsonList, Page, PageParams, Pagination, list_json
 from app.errors import ValidationFailed
-from app.models import User
 from app.products.repository import (
     PRODUCTS_ALL,
     SORT_COLUMNS,
@@ -73,29 +72,29 @@ Filter = Annotated[ProductFilter, Depends(product_filter)]
 Sort = Annotated[ProductSort, Depends(product_sort)]
 
 
+PRODUCTS_JSON = JsonList(ProductOut)
+
+
 async def _list(
     endpoint: str,
     scopes: list[str],
-    caller: User,
     where: ProductFilter,
     sort: ProductSort,
     params: PageParams,
     products: ProductRepo,
-    cache: PageCacheDep,
+    page: CachedPages,
     settings: SettingsDep,
-) -> tuple[list[ProductOut], int | None]:
-    """The products of one page (or all of them, when not paged) and the total (None when not paged)."""
+) -> Response:
+    """The products of one page (or all of them, when not paged), through the page cache."""
     today, soon = utc_today(), settings.expiring_soon_days
     paged = params.requested or endpoint == "admin"
-    # Statuses are computed for today: tomorrow's pages are other pages.
-    key = ("products", endpoint, caller.id, paged, params.page, params.limit, where, sort, today)
 
-    async def compute() -> tuple[list[ProductOut], int | None]:
+    async def compute() -> bytes:
         total = None
         if paged:
-            total = await products.count(caller, where, today=today, expiring_soon_days=soon)
+            total = await products.count(page.user, where, today=today, expiring_soon_days=soon)
         rows = await products.page(
-            caller,
+            page.user,
             where,
             sort,
             today=today,
@@ -107,9 +106,9 @@ async def _list(
             ProductOut.of(product, has_active_claim=active, today=today, expiring_soon_days=soon)
             for product, active in rows
         ]
-        return items, total
+        return list_json(PRODUCTS_JSON(items), len(items), total, params, page.request)
 
-    return await cache.get_or_compute(products.session, scopes, key, compute)
+    return await page.respond(scopes, compute)
 
 
 @router.get(
@@ -118,39 +117,32 @@ async def _list(
     responses=errors(400, 401),
 )
 async def list_products(
-    request: Request,
     user: CurrentUser,
     params: Pagination,
     where: Filter,
     sort: Sort,
     products: ProductRepo,
-    cache: PageCacheDep,
+    page: CachedPages,
     settings: SettingsDep,
-) -> Any:
+) -> Response:
     """The signed-in user's own products (also for admins; they see everyone's at
     `/api/admin/products`). A bare array of every match, or the paginated envelope when `page` or
     `limit` is in the query. Filters combine; `sort` ties are broken by id in the same order."""
     own = replace(where, owner_id=user.id)
     scopes = [products_of(user.id), f"claims:user:{user.id}"]
-    items, total = await _list("own", scopes, user, own, sort, params, products, cache, settings)
-    if total is None:
-        return items
-    return build_page(items, total, params, request)
+    return await _list("own", scopes, own, sort, params, products, page, settings)
 
 
 @router.get("/admin/products", response_model=Page[ProductOut], responses=errors(400, 401, 403))
 async def admin_list_products(
-    request: Request,
     admin: AdminUser,
     params: Pagination,
     where: Filter,
     sort: Sort,
     products: ProductRepo,
-    cache: PageCacheDep,
+    page: CachedPages,
     settings: SettingsDep,
-) -> dict[str, Any]:
+) -> Response:
     """Every user's products (admin only), always in the paginated envelope; the same filters and sort
     as `GET /api/products`."""
-    scopes = [PRODUCTS_ALL, "claims:all"]
-    items, total = await _list("admin", scopes, admin, where, sort, params, products, cache, settings)
-    return build_page(items, total or 0, params, request)
+    return await _list("admin", [PRODUCTS_ALL, "claims:all"], where, sort, params, products, page, settings)

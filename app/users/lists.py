@@ -4,16 +4,16 @@ envelope). Both select only the list columns, run a fixed number of queries, and
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Query, Response
 
 from app.auth.dependencies import AdminUser
-from app.core.cache import PageCacheDep
+from app.core.cached_pages import CachedPages
 from app.core.openapi import errors
-from app.core.pagination import Page, PageParams, Pagination, build_page
+from app.core.pagination import JsonList, Page, PageParams, Pagination, list_json
 from app.users.repository import USERS_SCOPE, UserFilter, UserRepo
-from app.users.schemas import Role, UserListItem, UsersPage
+from app.users.schemas import Role, UserListItem, UsersMeta, UsersPage
 
 router = APIRouter(tags=["users"])  # included by app.users.router under /api
 
@@ -33,47 +33,46 @@ async def user_filter(
 Filter = Annotated[UserFilter, Depends(user_filter)]
 
 
-async def _page(
-    endpoint: str, caller_id: int, where: UserFilter, params: PageParams, users: UserRepo, cache: PageCacheDep
-) -> tuple[list[UserListItem], int]:
-    key = ("users", endpoint, caller_id, params.page, params.limit, where.search, where.role)
+USERS_JSON = JsonList(UserListItem)
 
-    async def compute() -> tuple[list[UserListItem], int]:
-        rows, total = await users.list_page(where, offset=params.offset, limit=params.limit)
-        return [UserListItem.model_validate(dict(row)) for row in rows], total
 
-    return await cache.get_or_compute(users.session, [USERS_SCOPE], key, compute)
+async def _page(where: UserFilter, params: PageParams, users: UserRepo) -> tuple[bytes, int, int]:
+    """The page's users as a JSON array, how many, and the total."""
+    rows, total = await users.list_page(where, offset=params.offset, limit=params.limit)
+    items = [UserListItem.model_validate(dict(row)) for row in rows]
+    return USERS_JSON(items), len(items), total
 
 
 @router.get("/users", response_model=UsersPage, responses=errors(400, 401, 403))
 async def list_users(
-    admin: AdminUser, params: Pagination, where: Filter, users: UserRepo, cache: PageCacheDep
-) -> dict[str, Any]:
+    admin: AdminUser, params: Pagination, where: Filter, users: UserRepo, page: CachedPages
+) -> Response:
     """Every user, newest first (admin only). `search` matches the name or the email (any case); `role`
     keeps users holding that role. Always paged: `meta` has currentPage, totalPages, totalItems,
     itemsPerPage (the limit after lowering to the role maximum)."""
-    items, total = await _page("users", admin.id, where, params, users, cache)
-    return {
-        "data": items,
-        "meta": {
-            "current_page": params.page,
-            "total_pages": max(1, math.ceil(total / params.limit)),
-            "total_items": total,
-            "items_per_page": params.limit,
-        },
-    }
+
+    async def compute() -> bytes:
+        items, _, total = await _page(where, params, users)
+        meta = UsersMeta(
+            current_page=params.page,
+            total_pages=max(1, math.ceil(total / params.limit)),
+            total_items=total,
+            items_per_page=params.limit,
+        )
+        return b'{"data":' + items + b',"meta":' + meta.model_dump_json(by_alias=True).encode() + b"}"
+
+    return await page.respond([USERS_SCOPE], compute)
 
 
 @router.get("/admin/users", response_model=Page[UserListItem], responses=errors(400, 401, 403))
 async def admin_list_users(
-    request: Request,
-    admin: AdminUser,
-    params: Pagination,
-    where: Filter,
-    users: UserRepo,
-    cache: PageCacheDep,
-) -> dict[str, Any]:
+    admin: AdminUser, params: Pagination, where: Filter, users: UserRepo, page: CachedPages
+) -> Response:
     """Every user, newest first (admin only), in the paginated envelope (`meta` snake_case, `links`);
     the same `search` and `role` filters as `GET /api/users`."""
-    items, total = await _page("admin/users", admin.id, where, params, users, cache)
-    return build_page(items, total, params, request)
+
+    async def compute() -> bytes:
+        items, count, total = await _page(where, params, users)
+        return list_json(items, count, total, params, page.request)
+
+    return await page.respond([USERS_SCOPE], compute)

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import httpx
 from fastapi import FastAPI
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select, update
 
-from app.core.cache import PageCache, invalidate, prune
+from app.core.cache import invalidate, prune
 from app.core.clock import frozen_time
-from app.models import CacheInvalidation
+from app.models import CacheInvalidation, Product, User
+from app.products.repository import products_of
+from tests.factories.products import create_product
+from tests.factories.users import auth_headers, create_admin, create_user
 
 
 async def _rows(app: FastAPI) -> int:
@@ -31,20 +35,75 @@ async def test_prune_drops_only_rows_older_than_the_window(app: FastAPI) -> None
     assert await _rows(app) == 1
 
 
-async def test_a_pruned_log_makes_a_cached_page_be_computed_again_never_stale(app: FastAPI) -> None:
-    cache = PageCache(ttl=300)
-    computed: list[int] = []
-
-    async def compute() -> int:
-        computed.append(1)
-        return len(computed)
-
+async def test_a_pruned_log_makes_a_cached_page_be_computed_again_never_stale(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    user = await create_user(app)
+    headers = auth_headers(app, user)
+    product = await create_product(app, user, name="Kettle")
     async with app.state.sessionmaker() as session, session.begin():
-        invalidate(session, "products:all")
-    async with app.state.sessionmaker() as session:
-        assert await cache.get_or_compute(session, ["products:all"], "page", compute) == 1
-        assert await cache.get_or_compute(session, ["products:all"], "page", compute) == 1  # cached
+        invalidate(session, products_of(user.id))  # the page is computed at a version the log knows
+
+    async def listed() -> list[str]:
+        response = await client.get("/api/products", headers=headers)
+        assert response.status_code == 200, response.text
+        return [item["name"] for item in response.json()]
+
+    assert await listed() == ["Kettle"]
+    # A change behind the service's back (no invalidation) is not seen: the page comes from the cache.
+    async with app.state.sessionmaker() as session, session.begin():
+        await session.execute(update(Product).where(Product.id == product.id).values(name="Sneaky"))
+    assert await listed() == ["Kettle"]
+
     async with app.state.sessionmaker() as session, session.begin():
         await prune(session, timedelta(seconds=-1))  # everything
-    async with app.state.sessionmaker() as session:
-        assert await cache.get_or_compute(session, ["products:all"], "page", compute) == 2
+    assert await listed() == ["Sneaky"]
+
+
+async def _get(client: httpx.AsyncClient, path: str, headers: dict[str, str]) -> httpx.Response:
+    return await client.get(path, headers=headers)
+
+
+async def test_a_cached_page_is_not_served_after_a_role_change_made_behind_the_services_back(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    admin = await create_admin(app)
+    headers = auth_headers(app, admin)
+    assert (await _get(client, "/api/admin/products", headers)).status_code == 200
+    assert (await _get(client, "/api/admin/products", headers)).status_code == 200  # from the cache
+
+    async with app.state.sessionmaker() as session, session.begin():  # no invalidation recorded
+        await session.execute(update(User).where(User.id == admin.id).values(roles=["ROLE_USER"]))
+
+    response = await _get(client, "/api/admin/products", headers)
+    assert response.status_code == 403 and response.json()["code"] == "FORBIDDEN"
+
+
+async def test_a_cached_page_is_not_served_to_a_deleted_account(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    user = await create_user(app)
+    headers = auth_headers(app, user)
+    await create_product(app, user, name="Kettle")
+    assert (await _get(client, "/api/products", headers)).status_code == 200
+    assert (await _get(client, "/api/products", headers)).status_code == 200  # from the cache
+
+    async with app.state.sessionmaker() as session, session.begin():  # no invalidation recorded
+        await session.execute(delete(User).where(User.id == user.id))
+
+    response = await _get(client, "/api/products", headers)
+    assert response.status_code == 401 and response.json()["code"] == "AUTH_TOKEN_INVALID"
+
+
+async def test_a_cached_page_is_not_served_once_its_token_has_expired(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    user = await create_user(app)
+    headers = auth_headers(app, user)
+    assert (await _get(client, "/api/products", headers)).status_code == 200
+    assert (await _get(client, "/api/products", headers)).status_code == 200  # from the cache
+
+    ttl = app.state.settings.access_token_ttl
+    with frozen_time(datetime.now(UTC) + timedelta(seconds=ttl + 1)):
+        response = await _get(client, "/api/products", headers)
+    assert response.status_code == 401 and response.json()["code"] == "AUTH_TOKEN_EXPIRED"

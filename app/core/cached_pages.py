@@ -1,0 +1,111 @@
+"""How list routes use the page cache (app.core.cache): `CachedPages` computes, stores and answers a page;
+`ServeCachedPages` answers a repeated request from the cache before routing, when the page is still fresh."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Request, Response
+from sqlalchemy.ext.asyncio import AsyncSession
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from app.auth.dependencies import CurrentClaims, CurrentUser
+from app.core.cache import (
+    EVERYTHING,
+    CachedPage,
+    PageCache,
+    VerifiedToken,
+    authorization,
+    current_version,
+    page_key,
+)
+from app.core.clock import utc_today
+from app.core.db import SessionDep
+from app.core.security import AccessClaims
+from app.models import User
+
+# Scope state key: (scopes, version) read by ServeCachedPages for a stale page, reused by its route.
+_VERSION_READ = "page_cache_version"
+
+
+def json_bytes(body: bytes, status_code: int = 200) -> Response:
+    return Response(body, status_code=status_code, media_type="application/json")
+
+
+@dataclass
+class PageRequest:
+    """One list request's way to the cache: `respond` computes the page, stores it, and answers it."""
+
+    cache: PageCache
+    request: Request
+    session: AsyncSession
+    user: User
+    claims: AccessClaims
+
+    async def respond(self, scopes: Sequence[str], compute: Callable[[], Awaitable[bytes]]) -> Response:
+        if self.cache.ttl <= 0:
+            return json_bytes(await compute())
+        names = [*scopes, EVERYTHING]
+        # The version is read before the data: a change committed in between makes the page look stale
+        # (computed again next time), never fresh. ServeCachedPages may have read it already.
+        known = self.request.scope.get("state", {}).get(_VERSION_READ)
+        version = known[1] if known and known[0] == names else await current_version(self.session, names)
+        key = page_key(self.request.scope, self.user.id)
+        page = self.cache.get(key)
+        if page is None or page.version != version or page.roles != self.user.roles:
+            page = CachedPage(
+                body=await compute(),
+                roles=list(self.user.roles),
+                scopes=names,
+                version=version,
+                day=utc_today(),
+                expires_at=time.monotonic() + self.cache.ttl,
+            )
+            self.cache.put(key, page)
+        header = authorization(self.request.scope)
+        if header is not None:
+            self.cache.remember_token(header, VerifiedToken(self.user.id, self.claims.expires_at))
+        return json_bytes(page.body)
+
+
+async def page_request(
+    request: Request, session: SessionDep, user: CurrentUser, claims: CurrentClaims
+) -> PageRequest:
+    return PageRequest(request.app.state.page_cache, request, session, user, claims)
+
+
+CachedPages = Annotated[PageRequest, Depends(page_request)]
+
+
+class ServeCachedPages:
+    """Pure ASGI: answers a GET whose page is cached and still fresh, before routing and dependencies."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        serve = scope["type"] == "http" and scope["method"] == "GET"
+        if not (serve and await self._answered(scope, receive, send)):
+            await self.app(scope, receive, send)
+
+    async def _answered(self, scope: Scope, receive: Receive, send: Send) -> bool:
+        state = scope["app"].state
+        cache: PageCache = state.page_cache
+        user_id = cache.verified_user(authorization(scope))
+        if user_id is None:
+            return False
+        page = cache.get(page_key(scope, user_id))
+        if page is None:
+            return False
+        now = await cache.read_state(state.read_engine, user_id, page.scopes)
+        if now is None:
+            return False
+        if now.roles != page.roles or now.version != page.version:
+            # Stale: the route computes the page again, at the version just read.
+            scope.setdefault("state", {})[_VERSION_READ] = (page.scopes, now.version)
+            return False
+        await json_bytes(page.body)(scope, receive, send)
+        return True
