@@ -103,8 +103,8 @@ async def _list(
             limit=params.limit if paged else None,
         )
         items = [
-            ProductOut.of(product, has_active_claim=active, today=today, expiring_soon_days=soon)
-            for product, active in rows
+            ProductOut.of(row, has_active_claim=row.has_active_claim, today=today, expiring_soon_days=soon)
+            for row in rows
         ]
         return list_json(PRODUCTS_JSON(items), len(items), total, params, page.request)
 

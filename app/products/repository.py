@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends
-from sqlalchemy import ColumnElement, Select, delete, exists, func, or_, select, union_all
+from sqlalchemy import ColumnElement, Row, Select, bindparam, delete, exists, func, or_, select, union_all
 from sqlalchemy.sql.elements import UnaryExpression
 
 from app.claims.access import visible_claims
@@ -19,14 +20,18 @@ from app.products.warranty import expiry_date
 PRODUCTS_ALL = "products:all"
 MAX_ID = 2**31 - 1
 
+# Lists are plain Core statements over the tables (no ORM work per execution).
+_products = Product.__table__.c
+_claims = Claim.__table__.c
+
 SortField = Literal["name", "brand", "purchaseDate", "warrantyExpiresAt", "createdAt"]
 SORT_COLUMNS: dict[str, Any] = {
     # Names sort without regard to case, alike on SQLite and PostgreSQL.
-    "name": func.lower(Product.name),
-    "brand": func.lower(Product.brand),
-    "purchaseDate": Product.purchase_date,
-    "warrantyExpiresAt": Product.warranty_expires_on,
-    "createdAt": Product.created_at,
+    "name": func.lower(_products.name),
+    "brand": func.lower(_products.brand),
+    "purchaseDate": _products.purchase_date,
+    "warrantyExpiresAt": _products.warranty_expires_on,
+    "createdAt": _products.created_at,
 }
 
 
@@ -35,18 +40,22 @@ def products_of(owner_id: int) -> str:
     return f"products:user:{owner_id}"
 
 
+def visible_owner(user: User) -> int | None:
+    """Whose products `user` may see: their own, or every owner's (None) for an admin."""
+    return None if ROLE_ADMIN in user.effective_roles else user.id
+
+
 def visible_to(user: User) -> Select[Product]:
-    """The products `user` may see: their own, or every product for an admin."""
-    statement = select(Product)
-    if ROLE_ADMIN in user.effective_roles:
-        return statement
-    return statement.where(Product.owner_id == user.id)
+    """The products `user` may see."""
+    owner = visible_owner(user)
+    return select(Product) if owner is None else select(Product).where(Product.owner_id == owner)
 
 
-def has_active_claim() -> ColumnElement[bool]:
-    """Whether the product has a claim that is not closed: a correlated EXISTS, part of the one query
-    that loads the products (never one query per product)."""
-    return exists().where(Claim.product_id == Product.id, Claim.status != "closed").label("has_active_claim")
+# Whether the product has a claim that is not closed: a correlated EXISTS, part of the one query that
+# loads the products (never one query per product).
+HAS_ACTIVE_CLAIM = (
+    exists().where(_claims.product_id == _products.id, _claims.status != "closed").label("has_active_claim")
+)
 
 
 @dataclass(frozen=True)
@@ -57,37 +66,80 @@ class ProductFilter:
     warranty_status: str | None = None
     search: str | None = None
 
-    def conditions(self, today: date, expiring_soon_days: int) -> list[ColumnElement[bool]]:
-        conditions: list[ColumnElement[bool]] = []
-        if self.owner_id is not None:
-            conditions.append(Product.owner_id == self.owner_id)
-        if self.brand:
-            conditions.append(func.lower(Product.brand) == self.brand.lower())
-        if self.category:
-            conditions.append(func.lower(Product.category) == self.category.lower())
-        if self.search:
-            term = self.search.lower()
-            conditions.append(
-                or_(
-                    *(
-                        func.lower(column).contains(term, autoescape=True)
-                        for column in (Product.name, Product.brand, Product.serial_number)
-                    )
-                )
-            )
-        if self.warranty_status:
-            conditions.append(status_condition(self.warranty_status, today, expiring_soon_days))
-        return conditions
+    def restricted_to(self, user: User) -> ProductFilter:
+        """This filter, within what `user` may see."""
+        owner = self.owner_id if self.owner_id is not None else visible_owner(user)
+        return ProductFilter(owner, self.brand, self.category, self.warranty_status, self.search)
+
+    def shape(self) -> tuple[bool, bool, bool, bool, str | None]:
+        """Which conditions apply: lists of one shape share one statement."""
+        present = (self.owner_id is not None, bool(self.brand), bool(self.category), bool(self.search))
+        return (*present, self.warranty_status or None)
+
+    def parameters(self, today: date, expiring_soon_days: int) -> dict[str, Any]:
+        """The values of the statement's bound parameters."""
+        return {
+            "owner_id": self.owner_id,
+            "brand": (self.brand or "").lower(),
+            "category": (self.category or "").lower(),
+            "search": f"%{_escape_like((self.search or '').lower())}%",
+            "today": today,
+            "soon": today + timedelta(days=expiring_soon_days),
+        }
 
 
-def status_condition(status: str, today: date, expiring_soon_days: int) -> ColumnElement[bool]:
-    """warranty_status() as SQL on the stored expiry day, so filtered pages count right."""
-    soon = today + timedelta(days=expiring_soon_days)
+def _conditions(shape: tuple[bool, bool, bool, bool, str | None]) -> list[ColumnElement[bool]]:
+    owner, brand, category, search, status = shape
+    conditions: list[ColumnElement[bool]] = []
+    if owner:
+        conditions.append(_products.owner_id == bindparam("owner_id"))
+    if brand:
+        conditions.append(func.lower(_products.brand) == bindparam("brand"))
+    if category:
+        conditions.append(func.lower(_products.category) == bindparam("category"))
+    if search:
+        columns = (_products.name, _products.brand, _products.serial_number)
+        conditions.append(or_(*(func.lower(c).like(bindparam("search"), escape="/") for c in columns)))
+    if status:
+        conditions.append(_status_condition(status))
+    return conditions
+
+
+def _status_condition(status: str) -> ColumnElement[bool]:
+    """warranty_status() as SQL on the stored expiry day (parameters `today`, `soon`), so filtered pages
+    count right."""
+    expires = _products.warranty_expires_on
     if status == "expired":
-        return Product.warranty_expires_on < today
+        return expires < bindparam("today")
     if status == "expiring_soon":
-        return Product.warranty_expires_on.between(today, soon)
-    return Product.warranty_expires_on > soon
+        return expires.between(bindparam("today"), bindparam("soon"))
+    return expires > bindparam("soon")
+
+
+def _escape_like(term: str) -> str:
+    return term.replace("/", "//").replace("%", "/%").replace("_", "/_")
+
+
+# What a list shows, as plain rows: no ORM instances to build for a page.
+LIST_COLUMNS = (
+    *(_products[name] for name in ("id", "name", "brand", "category", "store", "purchase_date")),
+    *(_products[name] for name in ("warranty_period_months", "price", "serial_number", "created_at")),
+    _products.updated_at,
+    _products.warranty_expires_on,
+    HAS_ACTIVE_CLAIM,
+)
+
+
+@functools.cache
+def _page_statement(shape: tuple[Any, ...], order: tuple[str, str], paged: bool) -> Select[Any]:
+    """Built once per shape, sort and paging: requests only bind their values."""
+    statement = select(*LIST_COLUMNS).where(*_conditions(shape)).order_by(*ProductSort(*order).clauses())
+    return statement.offset(bindparam("offset")).limit(bindparam("limit")) if paged else statement
+
+
+@functools.cache
+def _count_statement(shape: tuple[Any, ...]) -> Select[Any]:
+    return select(func.count(_products.id)).where(*_conditions(shape))
 
 
 @dataclass(frozen=True)
@@ -99,8 +151,8 @@ class ProductSort:
         """The sort column, then the id in the same direction: ties have a stable order."""
         column = SORT_COLUMNS[self.field]
         if self.order == "asc":
-            return [column.asc(), Product.id.asc()]
-        return [column.desc(), Product.id.desc()]
+            return [column.asc(), _products.id.asc()]
+        return [column.desc(), _products.id.desc()]
 
 
 class ProductRepository(Repository):
@@ -108,7 +160,7 @@ class ProductRepository(Repository):
         """The product and whether it has an active claim, if `user` may see it."""
         if not 1 <= product_id <= MAX_ID:
             return None
-        statement = visible_to(user).add_columns(has_active_claim()).where(Product.id == product_id)
+        statement = visible_to(user).add_columns(HAS_ACTIVE_CLAIM).where(Product.id == product_id)
         row = (await self.session.execute(statement)).one_or_none()
         return (row[0], bool(row[1])) if row else None
 
@@ -122,26 +174,17 @@ class ProductRepository(Repository):
         expiring_soon_days: int,
         offset: int = 0,
         limit: int | None = None,
-    ) -> list[tuple[Product, bool]]:
-        """Matching products (visible to `user`) with their active-claim flag, in one query."""
-        statement = (
-            visible_to(user)
-            .add_columns(has_active_claim())
-            .where(*where.conditions(today, expiring_soon_days))
-            .order_by(*sort.clauses())
-            .offset(offset)
-            .limit(limit)
-        )
-        rows = await self.session.execute(statement)
-        return [(product, bool(active)) for product, active in rows]
+    ) -> list[Row[Any]]:
+        """Matching products visible to `user`, as rows of LIST_COLUMNS, in one query."""
+        where = where.restricted_to(user)
+        statement = _page_statement(where.shape(), (sort.field, sort.order), limit is not None)
+        parameters = where.parameters(today, expiring_soon_days) | {"offset": offset, "limit": limit}
+        return list(await self.session.execute(statement, parameters))
 
     async def count(self, user: User, where: ProductFilter, *, today: date, expiring_soon_days: int) -> int:
-        statement = (
-            visible_to(user)
-            .with_only_columns(func.count(Product.id))
-            .where(*where.conditions(today, expiring_soon_days))
-        )
-        return await self.session.scalar(statement) or 0
+        where = where.restricted_to(user)
+        statement = _count_statement(where.shape())
+        return await self.session.scalar(statement, where.parameters(today, expiring_soon_days)) or 0
 
     async def claims(self, user: User, product_id: int) -> list[Any]:
         """The product's claims the user may see (id, status, description, createdAt), oldest first."""

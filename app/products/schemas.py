@@ -15,6 +15,7 @@ from pydantic import (
     StrictInt,
     WithJsonSchema,
 )
+from sqlalchemy import Row
 
 from app.core.clock import utc_today
 from app.core.schemas import RequestModel, ResponseModel, UtcDateTime
@@ -152,8 +153,11 @@ class ProductOut(ResponseModel):
     updated_at: UtcDateTime
 
     @classmethod
-    def of(cls, product: Product, *, has_active_claim: bool, today: date, expiring_soon_days: int) -> Self:
-        """The product as shown on `today`: its warranty status is computed at read time."""
+    def of(
+        cls, product: Product | Row[Any], *, has_active_claim: bool, today: date, expiring_soon_days: int
+    ) -> Self:
+        """The product (or a row of its list columns) as shown on `today`: its warranty status is
+        computed at read time."""
         return cls.model_validate(
             {
                 **{column: getattr(product, column) for column in _COLUMNS},
