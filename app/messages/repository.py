@@ -3,13 +3,13 @@ queries (rows with senders and read state joined, and the count), whatever its l
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import Depends
-from sqlalchemy import ColumnElement, and_, case, func, or_, select, type_coerce
-from sqlalchemy.orm import aliased
+from sqlalchemy import ColumnElement, Select, and_, bindparam, case, func, or_, select, type_coerce
 
 from app.core.repository import Repository
 from app.core.types import UtcDateTime
@@ -47,37 +47,74 @@ def _first_read_by(readers: ColumnElement[bool]) -> Any:
     )
 
 
-class MessageRepository(Repository):
-    def _for_viewer(self, claim: Claim, viewer_id: int) -> Any:
-        """A claim's messages as `viewer_id` sees them: `read_at` is the viewer's own read of a message
-        they received, or the first read by another participant of a message they sent."""
-        participants = [uid for uid in (claim.customer_id, claim.supplier_id) if uid and uid != viewer_id]
-        mine = aliased(MessageRead)
-        receipt = _first_read_by(MessageRead.user_id.in_(participants))
-        read_at = case((Message.sender_id == viewer_id, receipt), else_=mine.read_at)
-        return (
-            select(*_COLUMNS, type_coerce(read_at, UtcDateTime()).label("read_at"))
-            .outerjoin(User, User.id == Message.sender_id)
-            .outerjoin(mine, and_(mine.message_id == Message.id, mine.user_id == viewer_id))
-            .where(Message.claim_id == claim.id)
-        )
+_messages, _users, _reads = Message.__table__, User.__table__, MessageRead.__table__
+ViewerShape = Literal["all", "page", "one"]
 
+
+@functools.cache
+def _for_viewer(shape: ViewerShape) -> Select[Any]:
+    """A claim's messages as a viewer sees them, built once per shape (every message, a page, one
+    message) as a plain Core statement: `read_at` is the viewer's own read of a message they received,
+    or the first read by another participant of a message they sent. Parameters: claim_id, viewer_id,
+    participants (the others), and offset/limit or message_id."""
+    m = _messages.c
+    mine = _reads.alias("mine")
+    receipt = (
+        select(func.min(_reads.c.read_at))
+        .where(_reads.c.message_id == m.id, _reads.c.user_id.in_(bindparam("participants", expanding=True)))
+        .scalar_subquery()
+    )
+    read_at = case((m.sender_id == bindparam("viewer_id"), receipt), else_=mine.c.read_at)
+    sender = _users.c
+    statement = (
+        select(
+            *(m[name] for name in ("id", "claim_id", "sender_id", "body", "created_at")),
+            *(m[name] for name in ("attachment_name", "attachment_mime", "attachment_size")),
+            sender.name.label("sender_name"),
+            sender.email.label("sender_email"),
+            sender.profile_picture.label("sender_picture"),
+            type_coerce(read_at, UtcDateTime()).label("read_at"),
+        )
+        .select_from(
+            _messages.outerjoin(_users, sender.id == m.sender_id).outerjoin(
+                mine, and_(mine.c.message_id == m.id, mine.c.user_id == bindparam("viewer_id"))
+            )
+        )
+        .where(m.claim_id == bindparam("claim_id"))
+    )
+    if shape == "one":
+        return statement.where(m.id == bindparam("message_id"))
+    statement = statement.order_by(m.created_at, m.id)
+    return statement.offset(bindparam("offset")).limit(bindparam("limit")) if shape == "page" else statement
+
+
+_COUNT_OF_CLAIM = (
+    select(func.count()).select_from(_messages).where(_messages.c.claim_id == bindparam("claim_id"))
+)
+
+
+def _viewer_parameters(claim: Claim, viewer_id: int) -> dict[str, Any]:
+    others = [uid for uid in (claim.customer_id, claim.supplier_id) if uid and uid != viewer_id]
+    return {"claim_id": claim.id, "viewer_id": viewer_id, "participants": others}
+
+
+class MessageRepository(Repository):
     async def list_for_claim(
         self, claim: Claim, viewer_id: int, *, offset: int = 0, limit: int | None = None
     ) -> tuple[Sequence[Any], int]:
         """Oldest first; every message when `limit` is None."""
-        statement = self._for_viewer(claim, viewer_id).order_by(Message.created_at, Message.id)
-        rows = (await self.session.execute(statement.offset(offset).limit(limit))).all()
+        parameters = _viewer_parameters(claim, viewer_id)
         if limit is None:
+            rows = (await self.session.execute(_for_viewer("all"), parameters)).all()
             return rows, len(rows)
-        total = await self.session.scalar(
-            select(func.count()).select_from(Message).where(Message.claim_id == claim.id)
-        )
+        window = {"offset": offset, "limit": limit}
+        rows = (await self.session.execute(_for_viewer("page"), parameters | window)).all()
+        total = await self.session.scalar(_COUNT_OF_CLAIM, {"claim_id": claim.id})
         return rows, total or 0
 
     async def one_for_claim(self, claim: Claim, viewer_id: int, message_id: int) -> Any:
-        statement = self._for_viewer(claim, viewer_id).where(Message.id == message_id)
-        return (await self.session.execute(statement)).first()
+        parameters = _viewer_parameters(claim, viewer_id) | {"message_id": message_id}
+        return (await self.session.execute(_for_viewer("one"), parameters)).first()
 
     async def attachment_of(self, claim_id: int, message_id: int) -> Message | None:
         """The message, if it is in this claim and carries an attachment."""
