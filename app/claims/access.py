@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, Path
-from sqlalchemy import Select, or_, select
+from sqlalchemy import Select, bindparam, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth.dependencies import CurrentUser
@@ -64,11 +64,19 @@ def not_found() -> NotFound:
     return NotFound("No such claim.")
 
 
+# `visible_claims` for one claim, built once: parameters claim_id (and user_id for a non-admin).
+_ANY_CLAIM = select(Claim).where(Claim.id == bindparam("claim_id"))
+_PARTY_CLAIM = _ANY_CLAIM.where(
+    or_(Claim.customer_id == bindparam("user_id"), Claim.supplier_id == bindparam("user_id"))
+)
+
+
 async def get_visible_claim(session: AsyncSession, user: User, claim_id: int) -> Claim:
     """The claim, if the user may see it; 404 alike for a missing claim and one of other people."""
     if not 1 <= claim_id <= MAX_ID:
         raise not_found()
-    claim = await session.scalar(visible_claims(user).where(Claim.id == claim_id))
+    statement = _ANY_CLAIM if ROLE_ADMIN in user.effective_roles else _PARTY_CLAIM
+    claim = await session.scalar(statement, {"claim_id": claim_id, "user_id": user.id})
     if claim is None:
         raise not_found()
     return claim

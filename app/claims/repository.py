@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import Depends
-from sqlalchemy import ColumnElement, Select, func, select
+from sqlalchemy import ColumnElement, Select, bindparam, func, select
 from sqlalchemy.exc import IntegrityError
 
 from app.core.repository import Repository
@@ -106,12 +106,7 @@ class ClaimRepository(Repository):
         return product
 
     async def messages_of(self, claim_id: int) -> Sequence[Any]:
-        statement = (
-            select(Message.id, Message.sender_id, Message.body.label("message"), Message.created_at)
-            .where(Message.claim_id == claim_id)
-            .order_by(Message.created_at, Message.id)
-        )
-        return (await self.session.execute(statement)).all()
+        return (await self.session.execute(_MESSAGES_OF_CLAIM, {"claim_id": claim_id})).all()
 
     async def users(self, *user_ids: int | None) -> list[User]:
         """These users (customer, supplier, ...), in one query; missing and None ids are skipped."""
@@ -120,5 +115,13 @@ class ClaimRepository(Repository):
             return []
         return list(await self.session.scalars(select(User).where(User.id.in_(ids)).order_by(User.id)))
 
+
+_message = Message.__table__.c
+# The detail's messages, oldest first; built once (parameter claim_id).
+_MESSAGES_OF_CLAIM = (
+    select(_message.id, _message.sender_id, _message.body.label("message"), _message.created_at)
+    .where(_message.claim_id == bindparam("claim_id"))
+    .order_by(_message.created_at, _message.id)
+)
 
 ClaimRepo = Annotated[ClaimRepository, Depends(ClaimRepository.dependency)]
