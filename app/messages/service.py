@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.claims.scopes import MESSAGES_ALL, claim_scopes, messages_of
@@ -74,10 +74,15 @@ async def post_message(
     return message
 
 
+# Built once; parameters claim_id, and user_ids for the participants.
+_LOCKED_STATUS = select(Claim.status).where(Claim.id == bindparam("claim_id")).with_for_update()
+_USERS = select(User).where(User.id.in_(bindparam("user_ids", expanding=True))).order_by(User.id)
+
+
 async def _ensure_open(session: AsyncSession, claim: Claim) -> None:
     # Read the status again under a row lock (PostgreSQL): a close committing meanwhile waits for us or
     # we see it, so no message lands in a closed claim.
-    status = await session.scalar(select(Claim.status).where(Claim.id == claim.id).with_for_update())
+    status = await session.scalar(_LOCKED_STATUS, {"claim_id": claim.id})
     if status is None or status == "closed":
         raise claim_closed()
 
@@ -110,7 +115,7 @@ def safe_file_name(file_name: str, extension: str) -> str:
 
 async def _participants(session: AsyncSession, claim: Claim) -> Sequence[User]:
     ids = [user_id for user_id in (claim.customer_id, claim.supplier_id) if user_id is not None]
-    return list(await session.scalars(select(User).where(User.id.in_(ids)).order_by(User.id)))
+    return list(await session.scalars(_USERS, {"user_ids": ids}))
 
 
 def new_message_event(message: Message, sender: User | None) -> dict[str, object]:
