@@ -7,8 +7,8 @@ the caller's roles. A repeated request is answered before routing (app.core.cach
 that reads both again: the same id and the same roles, and the stored bytes go out as they are. So a
 change is visible on the very next request, in every process that shares the database.
 
-Pages are keyed by path, query string and caller. The cache also remembers which Authorization headers
-a route has verified, for whom and until when: a hit before routing needs no token verification.
+Pages are keyed by path, query string and caller; before routing, the caller is known from a token
+verified before (app.core.security), so a hit needs no token verification.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import logging
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from typing import Any
 
 from sqlalchemy import Engine, Select, bindparam, delete, func, select, union_all
@@ -90,20 +90,6 @@ class PageState:
     version: int | None
 
 
-@dataclass(slots=True)
-class VerifiedToken:
-    user_id: int
-    expires_at: datetime
-
-
-def authorization(scope: Scope) -> bytes | None:
-    """The request's raw Authorization header."""
-    for name, value in scope["headers"]:
-        if name == b"authorization":
-            return value
-    return None
-
-
 def page_key(scope: Scope, user_id: int) -> PageKey:
     return (scope["path"], scope["query_string"], user_id)
 
@@ -113,7 +99,6 @@ class PageCache:
         self.ttl = ttl
         self.max_entries = max_entries
         self._pages: OrderedDict[PageKey, CachedPage] = OrderedDict()
-        self._tokens: OrderedDict[bytes, VerifiedToken] = OrderedDict()
 
     def get(self, key: PageKey) -> CachedPage | None:
         """The page stored under `key` if neither its TTL nor its day has run out."""
@@ -132,25 +117,6 @@ class PageCache:
         while len(self._pages) > self.max_entries:
             self._pages.popitem(last=False)
 
-    def remember_token(self, header: bytes, token: VerifiedToken) -> None:
-        """`header` carried a token that a route verified."""
-        self._tokens[header] = token
-        self._tokens.move_to_end(header)
-        while len(self._tokens) > self.max_entries:
-            self._tokens.popitem(last=False)
-
-    def verified_user(self, header: bytes | None) -> int | None:
-        """The user of a token verified before, while it has not expired."""
-        if header is None or not self._tokens:
-            return None
-        token = self._tokens.get(header)
-        if token is None:
-            return None
-        if token.expires_at <= utc_now():
-            del self._tokens[header]
-            return None
-        return token.user_id
-
     async def read_state(self, engine: AsyncEngine, user_id: int, scopes: list[str]) -> PageState | None:
         """The caller's roles and the newest invalidation of `scopes` now; None when the caller is gone
         or the database could not say (the route then answers, and reports any failure)."""
@@ -165,7 +131,6 @@ class PageCache:
 
     def clear(self) -> None:
         self._pages.clear()
-        self._tokens.clear()
 
 
 async def current_version(session: AsyncSession, scopes: list[str]) -> int | None:

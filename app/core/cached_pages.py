@@ -12,19 +12,18 @@ from fastapi import Depends, Request, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.auth.dependencies import CurrentClaims, CurrentUser
+from app.auth.dependencies import CurrentUser
+from app.config import Settings
 from app.core.cache import (
     EVERYTHING,
     CachedPage,
     PageCache,
-    VerifiedToken,
-    authorization,
     current_version,
     page_key,
 )
 from app.core.clock import utc_today
 from app.core.db import SessionDep
-from app.core.security import AccessClaims
+from app.core.security import AccessClaims, verified_claims
 from app.models import User
 
 # Scope state key: (scopes, version) read by ServeCachedPages for a stale page, reused by its route.
@@ -43,7 +42,6 @@ class PageRequest:
     request: Request
     session: AsyncSession
     user: User
-    claims: AccessClaims
 
     async def respond(self, scopes: Sequence[str], compute: Callable[[], Awaitable[bytes]]) -> Response:
         if self.cache.ttl <= 0:
@@ -65,19 +63,31 @@ class PageRequest:
                 expires_at=time.monotonic() + self.cache.ttl,
             )
             self.cache.put(key, page)
-        header = authorization(self.request.scope)
-        if header is not None:
-            self.cache.remember_token(header, VerifiedToken(self.user.id, self.claims.expires_at))
         return json_bytes(page.body)
 
 
-async def page_request(
-    request: Request, session: SessionDep, user: CurrentUser, claims: CurrentClaims
-) -> PageRequest:
-    return PageRequest(request.app.state.page_cache, request, session, user, claims)
+async def page_request(request: Request, session: SessionDep, user: CurrentUser) -> PageRequest:
+    return PageRequest(request.app.state.page_cache, request, session, user)
 
 
 CachedPages = Annotated[PageRequest, Depends(page_request)]
+
+
+def authorization(scope: Scope) -> bytes | None:
+    """The request's raw Authorization header."""
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            return value
+    return None
+
+
+def _verified_caller(scope: Scope, settings: Settings) -> AccessClaims | None:
+    """The claims of the request's bearer token if it was verified before (routes verify; this never does)."""
+    header = authorization(scope)
+    if header is None:
+        return None
+    scheme, _, token = header.decode("latin-1").partition(" ")
+    return verified_claims(settings, token) if scheme.lower() == "bearer" else None
 
 
 class ServeCachedPages:
@@ -94,9 +104,10 @@ class ServeCachedPages:
     async def _answered(self, scope: Scope, receive: Receive, send: Send) -> bool:
         state = scope["app"].state
         cache: PageCache = state.page_cache
-        user_id = cache.verified_user(authorization(scope))
-        if user_id is None:
+        claims = _verified_caller(scope, state.settings)
+        if claims is None:
             return False
+        user_id = claims.user_id
         page = cache.get(page_key(scope, user_id))
         if page is None:
             return False
