@@ -30,8 +30,8 @@ from app.models import User
 _VERSION_READ = "page_cache_version"
 
 
-def json_bytes(body: bytes, status_code: int = 200) -> Response:
-    return Response(body, status_code=status_code, media_type="application/json")
+def json_bytes(body: bytes) -> Response:
+    return Response(body, media_type="application/json")
 
 
 @dataclass

@@ -29,7 +29,7 @@ from app.errors import AppError
 _AFTER_COMMIT = "after_commit_callbacks"
 _AFTER_ROLLBACK = "after_rollback_callbacks"
 _KEEP_ON_ERROR = "commit_on_app_error"
-_READ_ONLY = "read_only"
+_READ_ONLY = "warranty_read_only"  # a session info key and a SQLite execution option
 _IDLE_SINCE = "idle_since"
 READ_METHODS = ("GET", "HEAD")
 # A pooled connection unused for this long is pinged before use (a restarted server drops them all);

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from typing import Annotated, Any, Literal
 
@@ -68,8 +68,7 @@ class ProductFilter:
 
     def restricted_to(self, user: User) -> ProductFilter:
         """This filter, within what `user` may see."""
-        owner = self.owner_id if self.owner_id is not None else visible_owner(user)
-        return ProductFilter(owner, self.brand, self.category, self.warranty_status, self.search)
+        return self if self.owner_id is not None else replace(self, owner_id=visible_owner(user))
 
     def shape(self) -> tuple[bool, bool, bool, bool, str | None]:
         """Which conditions apply: lists of one shape share one statement."""
