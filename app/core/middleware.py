@@ -24,7 +24,7 @@ class RequestIdMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        given = dict(scope["headers"]).get(b"x-request-id", b"").decode("latin-1")
+        given = _header(scope, b"x-request-id").decode("latin-1")
         request_id = given if _SAFE_REQUEST_ID.match(given) else uuid.uuid4().hex
         scope.setdefault("state", {})["request_id"] = request_id
 
@@ -47,9 +47,13 @@ class BodySizeLimitMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_body_size:
+        declared = _header(scope, b"content-length")
+        if declared.isdigit() and int(declared) > self.max_body_size:
             await self._refuse(scope, receive, send)
+            return
+        if not declared and not _header(scope, b"transfer-encoding"):
+            # Neither header: the request has no body (RFC 9112, 6.3), so there is nothing to count.
+            await self.app(scope, receive, send)
             return
 
         received = 0
@@ -83,6 +87,14 @@ class BodySizeLimitMiddleware:
             f"The request body is larger than {limit_mb:g} MB.", details={"maxBytes": self.max_body_size}
         )
         await render(error)(scope, receive, send)
+
+
+def _header(scope: Scope, name: bytes) -> bytes:
+    """One request header's value (b"" when absent), without copying them all into a dict."""
+    for key, value in scope["headers"]:
+        if key == name:
+            return value
+    return b""
 
 
 class _BodyTooLarge(HTTPException):
