@@ -215,7 +215,6 @@ async def post_message(request: Request) -> Response:
     async with pool.acquire() as connection, connection.transaction():
         user = await user_of(request, connection)
         claim = await connection.fetchrow(VISIBLE_CLAIM_SQL, user["id"], claim_id)
-        await connection.fetchval("SELECT status FROM claims WHERE id = $1 FOR UPDATE", claim_id)
         message_id = await connection.fetchval(
             "INSERT INTO messages (claim_id, sender_id, body, created_at) VALUES ($1, $2, $3, $4) RETURNING id",
             claim_id,
@@ -264,6 +263,8 @@ async def post_message(request: Request) -> Response:
             " VALUES ($1, $2, 'pending', 0, $3, $3)",
             rows,
         )
+        # As the service: the claim's row is locked last, just before the commit.
+        await connection.fetchval("SELECT status FROM claims WHERE id = $1 FOR NO KEY UPDATE", claim_id)
     body = {
         "id": str(message_id),
         "senderId": str(user["id"]),

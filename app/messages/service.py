@@ -55,7 +55,8 @@ async def post_message(
     Records the `new_message` event, the notifications of the other participants and the cache
     invalidations in the same transaction.
     """
-    await _ensure_open(session, claim)
+    if claim.status == "closed":  # an early answer; the locked read at the end is the one that counts
+        raise claim_closed()
     text = text.strip()
     if len(text) > MAX_MESSAGE_LENGTH:
         raise ValidationFailed.field("message", f"at most {MAX_MESSAGE_LENGTH} characters")
@@ -71,17 +72,24 @@ async def post_message(
     participants = await _participants(session, claim)
     triggers.message_posted(session, message, triggers.recipients(participants, sender))
     invalidate(session, *claim_scopes(claim), messages_of(claim.id), MESSAGES_ALL)
+    # Everything is written before the claim's row is locked, so concurrent messages in one claim wait
+    # for each other only for this read and the commit.
+    await session.flush()
+    await _ensure_open(session, claim)
     return message
 
 
 # Built once; parameters claim_id, and user_ids for the participants.
-_LOCKED_STATUS = select(Claim.status).where(Claim.id == bindparam("claim_id")).with_for_update()
+# FOR NO KEY UPDATE: it waits for a close (an UPDATE) and for other messages' locks, but not for the key
+# share lock each message's insert takes on its claim (FOR UPDATE would, and two messages would deadlock).
+_LOCKED_STATUS = select(Claim.status).where(Claim.id == bindparam("claim_id")).with_for_update(key_share=True)
 _USERS = select(User).where(User.id.in_(bindparam("user_ids", expanding=True))).order_by(User.id)
 
 
 async def _ensure_open(session: AsyncSession, claim: Claim) -> None:
-    # Read the status again under a row lock (PostgreSQL): a close committing meanwhile waits for us or
-    # we see it, so no message lands in a closed claim.
+    # Read the status again under a row lock (PostgreSQL): a close that committed first is seen (and this
+    # transaction rolls back with everything it wrote); one that comes later waits for our commit. So no
+    # message lands in a closed claim.
     status = await session.scalar(_LOCKED_STATUS, {"claim_id": claim.id})
     if status is None or status == "closed":
         raise claim_closed()

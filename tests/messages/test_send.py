@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 from datetime import UTC, datetime, timedelta
@@ -9,13 +10,15 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import select
+from sqlalchemy import select, text, update
+from sqlalchemy.ext.asyncio import create_async_engine
+from sqlalchemy.pool import NullPool
 
 from app.core.clock import frozen_time
-from app.models import CacheInvalidation, Event, Message, OutboxItem
+from app.models import CacheInvalidation, Claim, Event, Message, OutboxItem
 from tests.factories.claims import PDF_BYTES, attachment, claim_cast, jpg_bytes, png_bytes
 from tests.factories.users import auth_headers
-from tests.helpers import assert_error, failing_statement
+from tests.helpers import assert_error, failing_statement, wait_for
 
 # Near the real time: access tokens are checked against the wall clock too.
 SENT_AT = datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=10)
@@ -332,3 +335,54 @@ async def test_null_message_with_an_attachment(app: FastAPI, client: httpx.Async
     )
     assert response.status_code == 201, response.text
     assert response.json()["message"] == ""
+
+
+@pytest.mark.postgres_only
+async def test_a_close_committing_while_a_message_is_written_keeps_the_message_out(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    """The claim's row is locked last: a message written while a close holds the row waits for it, then
+    sees the claim closed and leaves nothing behind."""
+    cast = await claim_cast(app, status="resolved")
+    closer = create_async_engine(app.state.settings.database_url, poolclass=NullPool)
+    async with closer.connect() as closing:
+        await closing.execute(update(Claim).where(Claim.id == cast.claim.id).values(status="closed"))
+        sending = asyncio.create_task(
+            client.post(
+                f"/api/claims/{cast.claim.id}/messages",
+                json={"message": "Hi"},
+                headers=auth_headers(app, cast.customer),
+            )
+        )
+
+        async def message_waits_for_the_row() -> bool:
+            async with closer.connect() as probe:
+                waiting = await probe.scalar(
+                    text(
+                        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                        " AND wait_event_type = 'Lock'"
+                        " AND query LIKE 'SELECT claims.status%FOR NO KEY UPDATE'"
+                    )
+                )
+            return bool(waiting)
+
+        await wait_for(message_waits_for_the_row)
+        await closing.commit()
+    await closer.dispose()
+
+    assert_error(await sending, 409, "CLAIM_CLOSED")
+    assert await _messages(app) == [] and await _events(app) == [] and await _outbox(app) == []
+
+
+@pytest.mark.postgres_only
+async def test_messages_posted_at_once_in_one_claim_all_land(app: FastAPI, client: httpx.AsyncClient) -> None:
+    cast = await claim_cast(app, status="in_progress")
+    headers = auth_headers(app, cast.customer)
+    path = f"/api/claims/{cast.claim.id}/messages"
+
+    responses = await asyncio.gather(
+        *(client.post(path, json={"message": f"m{n}"}, headers=headers) for n in range(8))
+    )
+
+    assert [response.status_code for response in responses] == [201] * 8
+    assert sorted(message.body for message in await _messages(app)) == [f"m{n}" for n in range(8)]
