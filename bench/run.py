@@ -1,6 +1,6 @@
 """`make bench`: every figure of docs/performance.md, written to bench/results/.
 
-    python -m bench.run [--only rest|hub] [--seconds N]
+    python -m bench.run [--only rest|hub|layers] [--seconds N]
 
 Creates its own PostgreSQL databases on WARRANTY_BENCH_PG (default postgres@127.0.0.1:5432), seeds them,
 starts the service (one worker and two) and the floor app side by side, drives them with wrk, and drops
@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
+import uvloop
 from sqlalchemy import insert, select
 
 from app.config import Settings
@@ -148,7 +149,7 @@ def main() -> None:
     if shutil.which("wrk") is None:
         raise SystemExit("the benchmarks need wrk (Debian: apt-get install wrk)")
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", choices=["rest", "hub"])
+    parser.add_argument("--only", choices=["rest", "hub", "layers"])
     parser.add_argument("--seconds", type=int, default=10, help="wrk duration per measurement")
     args = parser.parse_args()
     RESULTS.mkdir(exist_ok=True)
@@ -159,9 +160,11 @@ def main() -> None:
         from bench.rest import run_rest
 
         report["rest"] = asyncio.run(run_rest(args.seconds, logs))
-    if args.only in (None, "hub"):
-        import uvloop
+    if args.only in (None, "layers"):
+        from bench.layers import run_layers
 
+        report["layers"] = uvloop.run(run_layers())
+    if args.only in (None, "hub"):
         report["hub"] = uvloop.run(run_hub(logs))
     stamp = time.strftime("%Y%m%d-%H%M%S")
     out = RESULTS / f"bench-{stamp}.json"
