@@ -6,6 +6,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
@@ -27,6 +28,7 @@ from app.messages.router import router as messages_router
 from app.notifications.lifecycle import worker_lifespan
 from app.notifications.router import router as notifications_router
 from app.products.router import router as products_router
+from app.realtime.endpoint import HubEndpoint
 from app.realtime.lifecycle import hub_lifespan
 from app.realtime.router import router as realtime_router
 from app.users.router import router as users_router
@@ -43,6 +45,17 @@ ROUTERS = (
     inbound_router,
     realtime_router,
 )
+
+
+def cors_options(settings: Settings) -> dict[str, Any]:
+    """CORS for the API and the hub alike: origins from settings, with credentials."""
+    return {
+        "allow_origins": settings.cors_origins,
+        "allow_credentials": True,
+        "allow_methods": ["*"],
+        "allow_headers": ["*"],
+        "expose_headers": ["Location", "Last-Event-ID", "Retry-After", "X-Request-ID"],
+    }
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -96,15 +109,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # Added innermost first: the request id wraps everything, so every response carries it.
     app.add_middleware(BodySizeLimitMiddleware, max_body_size=settings.max_body_size)
-    app.add_middleware(
-        CORSMiddleware,
-        allow_origins=settings.cors_origins,
-        allow_credentials=True,
-        allow_methods=["*"],
-        allow_headers=["*"],
-        expose_headers=["Location", "Last-Event-ID", "Retry-After", "X-Request-ID"],
-    )
+    app.add_middleware(CORSMiddleware, **cors_options(settings))
     app.add_middleware(RequestIdMiddleware)
+    # Outermost: the hub's streams skip the layers above, doing the request id and CORS themselves.
+    app.add_middleware(HubEndpoint, settings=settings, cors=cors_options(settings))
     return app
 
 
