@@ -10,6 +10,7 @@ from typing import Any
 
 from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
+from starlette.types import Receive, Scope, Send
 
 from app.auth.router import router as auth_router
 from app.claims.router import router as claims_router
@@ -58,6 +59,23 @@ def cors_options(settings: Settings) -> dict[str, Any]:
     }
 
 
+class Warranty(FastAPI):
+    """The service's app: the hub's streams are answered before FastAPI's middleware stack.
+
+    A middleware added with add_middleware would still sit inside FastAPI's own outer layers
+    (ServerErrorMiddleware, ExceptionTelemetryMiddleware, AppBodyLimitMiddleware), each a frame kept
+    alive per open stream and, for the first, a call on every frame written."""
+
+    hub_endpoint: HubEndpoint
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if HubEndpoint.handles(scope):
+            scope["app"] = self
+            await self.hub_endpoint(scope, receive, send)
+        else:
+            await super().__call__(scope, receive, send)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -84,7 +102,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await finish([pruning], within=10.0)
             await engine.dispose()
 
-    app = FastAPI(
+    app = Warranty(
         title="Warranty",
         summary="Products, warranties, warranty claims and supplier conversations.",
         version="0.1.0",
@@ -111,8 +129,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(BodySizeLimitMiddleware, max_body_size=settings.max_body_size)
     app.add_middleware(CORSMiddleware, **cors_options(settings))
     app.add_middleware(RequestIdMiddleware)
-    # Outermost: the hub's streams skip the layers above, doing the request id and CORS themselves.
-    app.add_middleware(HubEndpoint, settings=settings, cors=cors_options(settings))
+    app.hub_endpoint = HubEndpoint(settings, cors_options(settings))
     return app
 
 

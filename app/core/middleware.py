@@ -14,13 +14,10 @@ from app.errors import PayloadTooLarge
 _SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 
 
-def assign_request_id(scope: Scope) -> str:
-    """The request's id (the caller's X-Request-ID if sane, else a new one), kept in the scope's state
-    where the error handler and the logs find it."""
+def request_id_of(scope: Scope) -> str:
+    """The caller's X-Request-ID if sane, else a new id."""
     given = dict(scope["headers"]).get(b"x-request-id", b"").decode("latin-1")
-    request_id = given if _SAFE_REQUEST_ID.match(given) else uuid.uuid4().hex
-    scope.setdefault("state", {})["request_id"] = request_id
-    return request_id
+    return given if _SAFE_REQUEST_ID.match(given) else uuid.uuid4().hex
 
 
 class RequestIdMiddleware:
@@ -33,7 +30,8 @@ class RequestIdMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = assign_request_id(scope)
+        request_id = request_id_of(scope)
+        scope.setdefault("state", {})["request_id"] = request_id
 
         async def send_with_id(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -3,7 +3,7 @@
 Every event is serialized once (`frame`) and the same bytes are queued for all its subscribers. Fan-out
 never waits: a subscriber whose queue is full is dropped (its stream ends; it resumes with Last-Event-ID).
 A subscriber is a small slotted object with no task of its own: its stream waits on one future at a time,
-which a delivery, a timer or `close` resolves.
+which a delivery, the hub's clock or `close` resolves.
 """
 
 from __future__ import annotations
@@ -26,9 +26,22 @@ def frame(event: StoredEvent) -> bytes:
 
 
 class Subscriber:
-    __slots__ = ("closed", "pending", "reason", "skip", "topics", "user_id", "waiter")
+    """One open stream's state in the hub: kept small, there may be tens of thousands."""
 
-    def __init__(self, user_id: int, topics: set[str]) -> None:
+    __slots__ = (
+        "beat",
+        "closed",
+        "expires_at",
+        "pending",
+        "reason",
+        "skip",
+        "topics",
+        "user_id",
+        "waiter",
+        "written",
+    )
+
+    def __init__(self, user_id: int, topics: tuple[str, ...]) -> None:
         self.user_id = user_id
         self.topics = topics
         self.pending: list[tuple[int, bytes]] = []  # (event id, frame), oldest first
@@ -37,6 +50,10 @@ class Subscriber:
         # Ids this subscriber got by replay, or that were committed before it connected: never sent live.
         self.skip: frozenset[int] | set[int] = NOTHING
         self.waiter: asyncio.Future[None] | None = None  # set while its stream waits
+        # For the hub's clock (app.realtime.clock), in event-loop time.
+        self.written = asyncio.get_running_loop().time()  # when its stream last wrote
+        self.expires_at = float("inf")  # when its token expires
+        self.beat = False  # a heartbeat is due
 
     def wake(self) -> None:
         """Resumes the stream if it is waiting; otherwise it sees the change before it waits again."""
@@ -44,18 +61,14 @@ class Subscriber:
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
-    async def wait(self) -> None:
-        """Until `wake`: a delivery, a timer, the end of the stream."""
-        self.waiter = asyncio.get_running_loop().create_future()
-        try:
-            await self.waiter
-        finally:
-            self.waiter = None
+    def disconnected(self, _receiving: object = None) -> None:
+        """The client went away: the stream ends when it next looks (a done-callback, so no closure)."""
+        self.closed = True
+        self.reason = "disconnect"
+        self.wake()
 
-    def take(self, after: int) -> bytes | None:
-        """The waiting frames joined, minus those at or below `after` or in `skip`; None once closed."""
-        if self.closed:
-            return None
+    def take(self, after: int) -> bytes:
+        """The waiting frames joined, minus those at or below `after` or in `skip`."""
         pending, self.pending = self.pending, []
         skip = self.skip
         return b"".join(data for event_id, data in pending if event_id > after and event_id not in skip)
@@ -88,7 +101,7 @@ class Hub:
             raise HubClosed
         if self._per_user[user_id] >= self._max_per_user:
             raise TooManyStreams
-        subscriber = Subscriber(user_id, set(topics))
+        subscriber = Subscriber(user_id, tuple(topics))
         self._subscribers.add(subscriber)
         self._per_user[user_id] += 1
         for topic in topics:
@@ -112,9 +125,10 @@ class Hub:
                 subscribers.discard(subscriber)
                 if not subscribers:
                     del self._by_topic[topic]
-        subscriber.topics -= topics
+        subscriber.topics = tuple(topic for topic in subscriber.topics if topic not in topics)
 
     def subscribers(self) -> list[Subscriber]:
+        """A copy: the caller may close some while walking it."""
         return list(self._subscribers)
 
     def revoke(self, subscriber: Subscriber, topics: set[str]) -> None:

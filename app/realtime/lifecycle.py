@@ -18,6 +18,7 @@ from app.core.background import finish, pause
 from app.realtime.backends import Backend
 from app.realtime.backends.memory import MemoryBackend
 from app.realtime.backends.postgres import PostgresBackend
+from app.realtime.clock import clock_forever
 from app.realtime.history import prune
 from app.realtime.hub import Hub
 from app.realtime.shutdown import server_exit_flag, watch_exit
@@ -57,6 +58,7 @@ async def hub_lifespan(
         asyncio.create_task(
             sweep_forever(hub, sessionmaker, settings.sse_reauthorize_interval, stop), name="hub-access-sweep"
         ),
+        asyncio.create_task(clock_forever(hub, settings.sse_heartbeat, stop), name="hub-clock"),
     ]
     should_exit = server_exit_flag()
     watch = (

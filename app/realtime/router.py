@@ -36,5 +36,5 @@ async def subscribe(
     the `lastEventID` parameter) replays the missed events of these topics, then the stream goes live;
     `earliest` replays all history. The stream ends when the token expires."""
     # Only for the OpenAPI document (and the 405 on other methods): GET on this path is answered by
-    # app.realtime.endpoint.HubEndpoint, ahead of the routers and their middleware (see create_app).
+    # app.realtime.endpoint.HubEndpoint, ahead of the routers and their middleware (app.main.Warranty).
     raise NotImplementedError

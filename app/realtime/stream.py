@@ -1,69 +1,39 @@
-"""One subscriber's stream, written straight to the ASGI `send`: replayed frames, then live ones, with
-heartbeats in between, until the token expires or the hub closes the subscriber.
+"""One subscriber's live stream, written straight to the ASGI `send`: events as they are fanned out, and
+heartbeats, until the hub closes the subscriber (its token expired, it lost access, it could not keep up,
+the client went away, or the server is stopping).
 
-It runs in the request's own task and waits on the subscriber's one future: a delivery, the subscriber's
-one timer (the next heartbeat or the token's expiry) or `Hub.close_subscriber` resolves it. The timer is
-re-armed only when it fires, not at every frame. No database session is held while streaming; lost access
-is found by the hub's sweep (app.realtime.sweep), which closes the subscriber.
+It runs in the request's own task and waits on the subscriber's one future, which a delivery, the hub's
+clock (a heartbeat due, app.realtime.clock) or `Hub.close_subscriber` resolves. No database session is
+held while streaming.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 
 from starlette.types import Send
 
-from app.realtime.events import StoredEvent
-from app.realtime.hub import Subscriber, frame
+from app.realtime.hub import Subscriber
 
 HEARTBEAT = b": heartbeat\n\n"
 
 
-@dataclass
-class Timing:
-    heartbeat: float
-    expires_in: float  # seconds until the token expires
-
-
-def _body(chunk: bytes) -> dict[str, object]:
-    return {"type": "http.response.body", "body": chunk, "more_body": True}
-
-
-async def stream(
-    send: Send, subscriber: Subscriber, replay: list[StoredEvent], after: int | None, timing: Timing
-) -> None:
-    """Writes the stream's frames until it must end; the caller sends the response start before and the
-    final empty body after."""
+async def stream(send: Send, subscriber: Subscriber, after: int) -> None:
+    """Writes frames until the subscriber is closed; events at or below `after` (replayed) are skipped.
+    The caller sends the response start before, and the end of the body after."""
     loop = asyncio.get_running_loop()
-    expires_at = loop.time() + timing.expires_in
-    if replay:
-        await send(_body(b"".join(frame(event) for event in replay)))
-    after = after or 0
-    written = loop.time()  # when the last bytes went out: a heartbeat is due a period after
-    timer: asyncio.TimerHandle | None = None
-    try:
-        while True:
-            now = loop.time()
-            if now >= expires_at:
-                return  # the client reconnects with a fresh token
-            if subscriber.pending or subscriber.closed:
-                chunk = subscriber.take(after)
-                if chunk is None:
-                    return
-                if chunk:
-                    await send(_body(chunk))
-                    written = loop.time()
-                continue
-            if now - written >= timing.heartbeat:
-                await send(_body(HEARTBEAT))
-                written = loop.time()
-                continue
-            if timer is None:
-                timer = loop.call_at(min(written + timing.heartbeat, expires_at), subscriber.wake)
-            await subscriber.wait()
-            if timer.when() <= loop.time():
-                timer = None  # it has fired (or is about to: one spare wake-up, harmless)
-    finally:
-        if timer is not None:
-            timer.cancel()
+    while not subscriber.closed:
+        if subscriber.pending:
+            chunk = subscriber.take(after)
+        elif subscriber.beat:
+            subscriber.beat = False
+            chunk = HEARTBEAT
+        else:
+            # The future is awaited here, not in a helper coroutine: one frame less per waiting stream.
+            subscriber.waiter = waiter = loop.create_future()
+            await waiter
+            subscriber.waiter = None
+            continue
+        if chunk:
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            subscriber.written = loop.time()

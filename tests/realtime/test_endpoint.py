@@ -62,7 +62,9 @@ async def test_a_stream_for_another_origin_carries_no_cors_headers(
 ) -> None:
     s = await scene(live.app)
     topic = messages_topic(s.claim.id)
-    async with subscribe(http, topic, token=s.token, headers={"Origin": "http://elsewhere.example"}) as stream:
+    async with subscribe(
+        http, topic, token=s.token, headers={"Origin": "http://elsewhere.example"}
+    ) as stream:
         assert "access-control-allow-origin" not in stream.response.headers
 
 
@@ -121,4 +123,3 @@ async def test_the_openapi_document_describes_the_hub(http: httpx.AsyncClient) -
     assert names == {"topic", "authorization", "lastEventID", "Last-Event-ID"}
     assert "text/event-stream" in operation["responses"]["200"]["content"]
     assert {"400", "401", "403", "429"} <= set(operation["responses"])
-
