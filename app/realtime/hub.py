@@ -69,9 +69,12 @@ class Subscriber:
 
     def take(self, after: int) -> bytes:
         """The waiting frames joined, minus those at or below `after` or in `skip`."""
-        pending, self.pending = self.pending, []
-        skip = self.skip
-        return b"".join(data for event_id, data in pending if event_id > after and event_id not in skip)
+        pending, skip = self.pending, self.skip
+        chunk = b"".join(data for event_id, data in pending if event_id > after and event_id not in skip)
+        # Cleared, not replaced: a new list per event would outlive the young GC generations and bring
+        # on full collections, whose pauses grow with the number of open streams.
+        pending.clear()
+        return chunk
 
 
 class TooManyStreams(Exception):
