@@ -6,9 +6,11 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
+from starlette.types import Receive, Scope, Send
 
 from app.auth.router import router as auth_router
 from app.claims.router import router as claims_router
@@ -28,6 +30,7 @@ from app.messages.router import router as messages_router
 from app.notifications.lifecycle import worker_lifespan
 from app.notifications.router import router as notifications_router
 from app.products.router import router as products_router
+from app.realtime.endpoint import HubEndpoint
 from app.realtime.lifecycle import hub_lifespan
 from app.realtime.router import router as realtime_router
 from app.users.router import router as users_router
@@ -44,6 +47,34 @@ ROUTERS = (
     inbound_router,
     realtime_router,
 )
+
+
+def cors_options(settings: Settings) -> dict[str, Any]:
+    """CORS for the API and the hub alike: origins from settings, with credentials."""
+    return {
+        "allow_origins": settings.cors_origins,
+        "allow_credentials": True,
+        "allow_methods": ["*"],
+        "allow_headers": ["*"],
+        "expose_headers": ["Location", "Last-Event-ID", "Retry-After", "X-Request-ID"],
+    }
+
+
+class Warranty(FastAPI):
+    """The service's app: the hub's streams are answered before FastAPI's middleware stack.
+
+    A middleware added with add_middleware would still sit inside FastAPI's own outer layers
+    (ServerErrorMiddleware, ExceptionTelemetryMiddleware, AppBodyLimitMiddleware), each a frame kept
+    alive per open stream and, for the first, a call on every frame written."""
+
+    hub_endpoint: HubEndpoint
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if HubEndpoint.handles(scope):
+            scope["app"] = self
+            await self.hub_endpoint(scope, receive, send)
+        else:
+            await super().__call__(scope, receive, send)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -74,7 +105,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await finish([pruning], within=10.0)
             await engine.dispose()
 
-    app = FastAPI(
+    app = Warranty(
         title="Warranty",
         summary="Products, warranties, warranty claims and supplier conversations.",
         version="0.1.0",
@@ -100,15 +131,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Added innermost first: the request id wraps everything, so every response carries it.
     app.add_middleware(ServeCachedPages)
     app.add_middleware(BodySizeLimitMiddleware, max_body_size=settings.max_body_size)
-    app.add_middleware(
-        CORSMiddleware,
-        allow_origins=settings.cors_origins,
-        allow_credentials=True,
-        allow_methods=["*"],
-        allow_headers=["*"],
-        expose_headers=["Location", "Last-Event-ID", "Retry-After", "X-Request-ID"],
-    )
+    app.add_middleware(CORSMiddleware, **cors_options(settings))
     app.add_middleware(RequestIdMiddleware)
+    app.hub_endpoint = HubEndpoint(settings, cors_options(settings))
     return app
 
 

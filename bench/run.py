@@ -1,6 +1,6 @@
 """`make bench`: every figure of docs/performance.md, written to bench/results/.
 
-    python -m bench.run [--only rest|hub|layers] [--seconds N]
+    python -m bench.run [--only rest|hub|layers] [--seconds N] [--hub-cases 1k,10k,10k-1000]
 
 Creates its own PostgreSQL databases on WARRANTY_BENCH_PG (default postgres@127.0.0.1:5432), seeds them,
 starts the service (one worker and two) and the floor app side by side, drives them with wrk, and drops
@@ -98,7 +98,11 @@ def token_for(url: str, user_id: int, roles: list[str]) -> str:
     return create_access_token(settings_for(url, access_token_ttl=86_400), user_id, roles)
 
 
-async def run_hub(logs: Path) -> list[dict[str, Any]]:
+# name -> (subscribers, topics they spread over, topics published to)
+HUB_CASES = {"1k": (1_000, 1, 1), "10k": (10_000, 1, 1), "10k-1000": (10_000, 1_000, 10)}
+
+
+async def run_hub(logs: Path, cases: list[str]) -> list[dict[str, Any]]:
     name = "warranty_bench_hub"
     url = await create_database(name)
     figures: list[dict[str, Any]] = []
@@ -115,8 +119,8 @@ async def run_hub(logs: Path) -> list[dict[str, Any]]:
             WARRANTY_SSE_HEARTBEAT="60",
             WARRANTY_RUN_WORKER="false",
         )
-        cases = [(1_000, claim_ids[:1], 1), (10_000, claim_ids[:1], 1), (10_000, claim_ids[:1000], 10)]
-        for subscribers, topics, publish_topics in cases:
+        for subscribers, topic_count, publish_topics in (HUB_CASES[case] for case in cases):
+            topics = claim_ids[:topic_count]
             port = harness.free_port()
             server = harness.uvicorn("app.main:app", port, 1, env, logs / f"hub-{subscribers}.log")
             try:
@@ -151,6 +155,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", choices=["rest", "hub", "layers"])
     parser.add_argument("--seconds", type=int, default=10, help="wrk duration per measurement")
+    parser.add_argument(
+        "--hub-cases",
+        default=",".join(HUB_CASES),
+        help=f"hub cases to run, comma-separated: {', '.join(HUB_CASES)}",
+    )
     args = parser.parse_args()
     RESULTS.mkdir(exist_ok=True)
     logs = RESULTS / "logs"
@@ -165,7 +174,7 @@ def main() -> None:
 
         report["layers"] = uvloop.run(run_layers())
     if args.only in (None, "hub"):
-        report["hub"] = uvloop.run(run_hub(logs))
+        report["hub"] = uvloop.run(run_hub(logs, args.hub_cases.split(",")))
     stamp = time.strftime("%Y%m%d-%H%M%S")
     out = RESULTS / f"bench-{stamp}.json"
     out.write_text(json.dumps(report, indent=2))

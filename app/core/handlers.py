@@ -64,7 +64,11 @@ async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
 
 
 async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
-    request_id = getattr(request.state, "request_id", "-")
+    return internal_error(getattr(request.state, "request_id", "-"), exc)
+
+
+def internal_error(request_id: str, exc: BaseException) -> JSONResponse:
+    """Logs an unexpected error; the 500 the caller gets quotes the request id."""
     logger.error("unhandled error (request %s)", request_id, exc_info=exc)
     error = AppError(f"Internal server error. Quote request id {request_id} when reporting it.")
     error.details = {"requestId": request_id}

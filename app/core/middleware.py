@@ -14,6 +14,12 @@ from app.errors import PayloadTooLarge
 _SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 
 
+def request_id_of(scope: Scope) -> str:
+    """The caller's X-Request-ID if sane, else a new id."""
+    given = _header(scope, b"x-request-id").decode("latin-1")
+    return given if _SAFE_REQUEST_ID.match(given) else uuid.uuid4().hex
+
+
 class RequestIdMiddleware:
     """Gives each request an id (the caller's X-Request-ID if sane), echoed in the response and in logs."""
 
@@ -24,8 +30,7 @@ class RequestIdMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        given = _header(scope, b"x-request-id").decode("latin-1")
-        request_id = given if _SAFE_REQUEST_ID.match(given) else uuid.uuid4().hex
+        request_id = request_id_of(scope)
         scope.setdefault("state", {})["request_id"] = request_id
 
         async def send_with_id(message: Message) -> None:

@@ -1,20 +1,22 @@
-"""The in-process hub: topics -> subscribers, each with a bounded queue of ready-to-send SSE frames.
+"""The in-process hub: topics -> subscribers, each with a bounded list of ready-to-send SSE frames.
 
 Every event is serialized once (`frame`) and the same bytes are queued for all its subscribers. Fan-out
 never waits: a subscriber whose queue is full is dropped (its stream ends; it resumes with Last-Event-ID).
+A subscriber is a small slotted object with no task of its own: its stream waits on one future at a time,
+which a delivery, the hub's clock or `close` resolves.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections import defaultdict
-from dataclasses import dataclass, field
 
 from app.realtime.events import StoredEvent
 
 logger = logging.getLogger("warranty.realtime")
+
+NOTHING: frozenset[int] = frozenset()
 
 
 def frame(event: StoredEvent) -> bytes:
@@ -23,19 +25,56 @@ def frame(event: StoredEvent) -> bytes:
     return f"id: {event.id}\n{data}\n".encode()
 
 
-# Queued for a subscriber whose stream must end now (shutdown, overflow, lost access).
-CLOSE: tuple[int, bytes] = (-1, b"")
-
-
-@dataclass(eq=False)
 class Subscriber:
-    user_id: int
-    topics: set[str]
-    queue: asyncio.Queue[tuple[int, bytes]]
-    closed: bool = False
-    reason: str = ""
-    # Ids this subscriber got by replay, or that were committed before it connected: never sent live.
-    skip: set[int] = field(default_factory=set)
+    """One open stream's state in the hub: kept small, there may be tens of thousands."""
+
+    __slots__ = (
+        "beat",
+        "closed",
+        "expires_at",
+        "pending",
+        "reason",
+        "skip",
+        "topics",
+        "user_id",
+        "waiter",
+        "written",
+    )
+
+    def __init__(self, user_id: int, topics: tuple[str, ...]) -> None:
+        self.user_id = user_id
+        self.topics = topics
+        self.pending: list[tuple[int, bytes]] = []  # (event id, frame), oldest first
+        self.closed = False
+        self.reason = ""
+        # Ids this subscriber got by replay, or that were committed before it connected: never sent live.
+        self.skip: frozenset[int] | set[int] = NOTHING
+        self.waiter: asyncio.Future[None] | None = None  # set while its stream waits
+        # For the hub's clock (app.realtime.clock), in event-loop time.
+        self.written = asyncio.get_running_loop().time()  # when its stream last wrote
+        self.expires_at = float("inf")  # when its token expires
+        self.beat = False  # a heartbeat is due
+
+    def wake(self) -> None:
+        """Resumes the stream if it is waiting; otherwise it sees the change before it waits again."""
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def disconnected(self, _receiving: object = None) -> None:
+        """The client went away: the stream ends when it next looks (a done-callback, so no closure)."""
+        self.closed = True
+        self.reason = "disconnect"
+        self.wake()
+
+    def take(self, after: int) -> bytes:
+        """The waiting frames joined, minus those at or below `after` or in `skip`."""
+        pending, skip = self.pending, self.skip
+        chunk = b"".join(data for event_id, data in pending if event_id > after and event_id not in skip)
+        # Cleared, not replaced: a new list per event would outlive the young GC generations and bring
+        # on full collections, whose pauses grow with the number of open streams.
+        pending.clear()
+        return chunk
 
 
 class TooManyStreams(Exception):
@@ -65,7 +104,7 @@ class Hub:
             raise HubClosed
         if self._per_user[user_id] >= self._max_per_user:
             raise TooManyStreams
-        subscriber = Subscriber(user_id, set(topics), asyncio.Queue(self._queue_size))
+        subscriber = Subscriber(user_id, tuple(topics))
         self._subscribers.add(subscriber)
         self._per_user[user_id] += 1
         for topic in topics:
@@ -89,9 +128,10 @@ class Hub:
                 subscribers.discard(subscriber)
                 if not subscribers:
                     del self._by_topic[topic]
-        subscriber.topics -= topics
+        subscriber.topics = tuple(topic for topic in subscriber.topics if topic not in topics)
 
     def subscribers(self) -> list[Subscriber]:
+        """A copy: the caller may close some while walking it."""
         return list(self._subscribers)
 
     def revoke(self, subscriber: Subscriber, topics: set[str]) -> None:
@@ -101,27 +141,35 @@ class Hub:
             self.close_subscriber(subscriber, "access")
 
     def close_subscriber(self, subscriber: Subscriber, reason: str) -> None:
-        """Ends one stream: no more events are queued for it, and its stream stops at the next frame."""
-        subscriber.closed = True
-        subscriber.reason = reason
+        """Ends one stream: no more events are queued for it, and its stream stops when it next looks."""
+        if not subscriber.closed:
+            subscriber.closed = True
+            subscriber.reason = reason
         self.unsubscribe(subscriber)
-        # When the queue is full, the stream sees `closed` at the next frame it takes.
-        with contextlib.suppress(asyncio.QueueFull):
-            subscriber.queue.put_nowait(CLOSE)
+        subscriber.wake()
 
     def deliver(self, events: list[StoredEvent]) -> None:
         """Fans committed events out; never blocks."""
+        limit = self._queue_size
+        overflowed: list[Subscriber] = []
         for event in events:
             subscribers = self._by_topic.get(event.topic)
             if not subscribers:
                 continue
             item = (event.id, frame(event))
-            for subscriber in list(subscribers):
-                try:
-                    subscriber.queue.put_nowait(item)
-                except asyncio.QueueFull:
+            for subscriber in subscribers:
+                pending = subscriber.pending
+                if len(pending) >= limit:
+                    overflowed.append(subscriber)
+                    continue
+                pending.append(item)
+                subscriber.wake()
+            # Dropped after the loop: closing changes the set being walked.
+            for subscriber in overflowed:
+                if not subscriber.closed:
                     logger.info("hub: subscriber of user %s cannot keep up; disconnected", subscriber.user_id)
-                    self.close_subscriber(subscriber, "overflow")
+                self.close_subscriber(subscriber, "overflow")
+            overflowed.clear()
 
     def close(self) -> None:
         """Shutdown: every stream ends promptly, and no new one opens."""

@@ -21,7 +21,7 @@ from app.realtime.backends.postgres import PostgresBackend
 from app.realtime.events import messages_topic
 from tests.conftest import TEST_SECRET
 from tests.factories.realtime import new_message, publish_event
-from tests.helpers import wait_for
+from tests.helpers import HUB_READER, count_queries, wait_for
 from tests.realtime.support import LiveServer, subscribe
 from tests.realtime.test_router import scene
 
@@ -125,6 +125,20 @@ async def test_the_listener_reconnects_and_loses_nothing(live: LiveServer, http:
         assert new_pid != old_pid
         after = await publish_event(live.app, topic, new_message(s.claim.id, 5))
         assert await stream.events(1) == [after]  # live again, and nothing twice
+
+
+async def test_announced_events_are_read_on_the_listening_connection(
+    live: LiveServer, http: httpx.AsyncClient
+) -> None:
+    s = await scene(live.app)
+    topic = messages_topic(s.claim.id)
+    backend: PostgresBackend = live.app.state.hub_backend
+    await wait_for(lambda: asyncio.sleep(0, backend.server_pid))
+    async with subscribe(http, topic, token=s.token) as stream:
+        with count_queries(live.app, with_hub_reader=True) as statements:
+            sent = await publish_event(live.app, topic, new_message(s.claim.id, 1))
+            assert await stream.events(1) == [sent]
+    assert not [statement for statement in statements if statement.lstrip().startswith(HUB_READER)]
 
 
 async def test_sigterm_ends_open_streams_and_the_process_exits(

@@ -1,0 +1,168 @@
+"""GET /.well-known/mercure as a lean pure ASGI app, answered ahead of FastAPI's middleware stack.
+
+A stream lives for hours: every layer it passes through keeps a coroutine frame alive per connection, and
+a layer that wraps `send` adds a call to every frame. So the app (app.main.Warranty) hands these requests
+to this endpoint before its middleware, and the endpoint does itself what those layers did for it: the
+request id, CORS (the headers of the response start, computed by Starlette's CORSMiddleware with the API's
+options), errors in the contract's body, a 500 quoting the request id. Every other method on the path,
+CORS preflights included, goes through the app as before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.datastructures import Headers
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
+
+from app.config import Settings
+from app.core.clock import utc_now
+from app.core.handlers import internal_error, render
+from app.core.middleware import request_id_of
+from app.errors import AppError, ServiceUnavailable, TooManyRequests
+from app.realtime.access import authenticate, find_token, require_visible
+from app.realtime.events import StoredEvent
+from app.realtime.history import EARLIEST, events_after, ids_after, newest_id, replay_start
+from app.realtime.hub import Hub, HubClosed, Subscriber, TooManyStreams, frame
+from app.realtime.stream import stream
+from app.realtime.topics import parse_topics
+
+PATH = "/.well-known/mercure"
+RETRY_AFTER = 10  # seconds, when a user already holds the maximum number of streams
+STREAM_HEADERS = [
+    (b"content-type", b"text/event-stream; charset=utf-8"),
+    (b"cache-control", b"no-cache"),
+    (b"x-accel-buffering", b"no"),
+]
+END = {"type": "http.response.body", "body": b"", "more_body": False}
+
+
+@dataclass
+class Subscription:
+    """An authorized subscription: what its stream needs, the database no longer."""
+
+    subscriber: Subscriber
+    replay: list[StoredEvent]
+    after: int | None  # the replay's start; live events at or below it are not sent
+    newest: int | None  # the newest event id at connection time (the Last-Event-ID header)
+
+
+class HubEndpoint:
+    """The pure ASGI app behind GET /.well-known/mercure."""
+
+    def __init__(self, settings: Settings, cors: dict[str, Any]) -> None:
+        self.settings = settings
+        # Used for its `send` only: the CORS headers of a response start, exactly as the API's.
+        self.cors = CORSMiddleware(self, **cors)
+
+    @staticmethod
+    def handles(scope: Scope) -> bool:
+        return scope["type"] == "http" and scope["path"] == PATH and scope["method"] == "GET"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Streams until the hub closes the subscriber: token expiry, lost access, overflow, shutdown,
+        or the client going away (only receive() tells: uvicorn drops writes to a closed connection)."""
+        started = await self.start(scope, receive, send)
+        if started is None:
+            return
+        subscriber, after = started
+        hub: Hub = scope["app"].state.hub
+        try:
+            await _request_body(receive)
+            gone = asyncio.ensure_future(receive())
+            gone.add_done_callback(subscriber.disconnected)
+            try:
+                await stream(send, subscriber, after)
+            finally:
+                gone.cancel()
+            await send(END)
+        finally:
+            hub.unsubscribe(subscriber)
+
+    async def start(self, scope: Scope, receive: Receive, send: Send) -> tuple[Subscriber, int] | None:
+        """Subscribes, then sends the response start and the replay; None when it answered an error."""
+        request_id = request_id_of(scope)
+        send_head = functools.partial(self.cors.send, send=send, request_headers=Headers(scope=scope))
+        try:
+            subscription = await self.subscribe(Request(scope))
+        except AppError as error:
+            await _respond(render(error), request_id, scope, receive, send_head)
+            return None
+        except Exception as error:
+            await _respond(internal_error(request_id, error), request_id, scope, receive, send_head)
+            return None
+        subscriber = subscription.subscriber
+        try:
+            newest = str(subscription.newest) if subscription.newest is not None else EARLIEST
+            headers = [
+                *STREAM_HEADERS,
+                (b"last-event-id", newest.encode()),
+                (b"x-request-id", request_id.encode()),
+            ]
+            await send_head({"type": "http.response.start", "status": 200, "headers": headers})
+            if subscription.replay:
+                replay = b"".join(frame(event) for event in subscription.replay)
+                await send({"type": "http.response.body", "body": replay, "more_body": True})
+        except BaseException:
+            scope["app"].state.hub.unsubscribe(subscriber)
+            raise
+        return subscriber, subscription.after or 0
+
+    async def subscribe(self, request: Request) -> Subscription:
+        """Checks the request and subscribes: a short session to authorize and read the replay."""
+        topics = parse_topics(request.query_params.getlist("topic"))
+        token = find_token(request)
+        last_event_id = request.headers.get("last-event-id") or request.query_params.get("lastEventID")
+        state = request.app.state
+        hub: Hub = state.hub
+        async with state.sessionmaker() as session:
+            user, claims = await authenticate(session, self.settings, token)
+            await require_visible(session, user, {t.claim_id for t in topics})
+            names = [t.name for t in topics]
+            try:
+                subscriber = hub.subscribe(user.id, names)
+                # No await since subscribing: events up to here were fanned out before it existed.
+                delivered_through = state.hub_tail.watermark
+            except TooManyStreams:
+                raise TooManyRequests(RETRY_AFTER, "Too many open streams; close one first.") from None
+            except HubClosed:
+                raise ServiceUnavailable("The server is shutting down; reconnect shortly.") from None
+            try:
+                # Subscribed first, then read: nothing committed in between can fall through the crack.
+                after = await replay_start(session, last_event_id)
+                if after is None:
+                    # Committed before this connection but not fanned out yet: not news, never sent live.
+                    replay, skip = [], await ids_after(session, names, delivered_through)
+                else:
+                    replay = await events_after(session, names, after)
+                    skip = {event.id for event in replay}
+                newest = await newest_id(session)
+            except BaseException:
+                hub.unsubscribe(subscriber)
+                raise
+        if skip:
+            subscriber.skip = skip
+        subscriber.expires_at = (
+            asyncio.get_running_loop().time() + (claims.expires_at - utc_now()).total_seconds()
+        )
+        return Subscription(subscriber, replay, after, newest)
+
+
+async def _respond(response: Response, request_id: str, scope: Scope, receive: Receive, send: Send) -> None:
+    response.headers["X-Request-ID"] = request_id
+    await response(scope, receive, send)
+
+
+async def _request_body(receive: Receive) -> None:
+    """Reads the request to its end (a GET has no body), so that the next receive() waits for the
+    client to go away."""
+    while True:
+        message = await receive()
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            return
