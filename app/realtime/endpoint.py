@@ -121,7 +121,7 @@ class HubEndpoint:
         last_event_id = request.headers.get("last-event-id") or request.query_params.get("lastEventID")
         state = request.app.state
         hub: Hub = state.hub
-        async with state.sessionmaker() as session:
+        async with state.read_sessionmaker() as session:  # reads only: no write lock, no BEGIN/COMMIT
             user, claims = await authenticate(session, self.settings, token)
             await require_visible(session, user, {t.claim_id for t in topics})
             names = [t.name for t in topics]

@@ -105,7 +105,7 @@ async def test_an_unexpected_error_is_a_500_with_the_request_id(
     def broken() -> None:
         raise RuntimeError("the database went away")
 
-    live.app.state.sessionmaker = broken
+    live.app.state.read_sessionmaker = broken  # what the hub authorizes subscriptions with
     response = await http.get(
         HUB,
         params={"topic": messages_topic(s.claim.id)},
