@@ -112,9 +112,8 @@ def _verify(settings: Settings, token: str) -> AccessClaims:
             options={"require": ["exp", "iat", "sub"]},
             leeway=0,
         )
+        # The expiry against the service's clock is decode_access_token's, at every use.
         expires_at = datetime.fromtimestamp(int(payload["exp"]), tz=utc_now().tzinfo)
-        if expires_at <= utc_now():
-            raise jwt.ExpiredSignatureError
         roles = payload.get("roles", [])
         return AccessClaims(
             user_id=int(payload["sub"]),
