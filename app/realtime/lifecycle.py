@@ -47,7 +47,9 @@ async def hub_lifespan(
     gc.set_threshold(max(GC_YOUNG_THRESHOLD, gc_thresholds[0]), *gc_thresholds[1:])
     app.state.hub = hub
     sessionmaker: async_sessionmaker[AsyncSession] = app.state.sessionmaker
-    tail = EventTail(sessionmaker, hub.deliver)
+    # The tail and the access sweep only read: no write lock on SQLite, no BEGIN/COMMIT on PostgreSQL.
+    reads: async_sessionmaker[AsyncSession] = app.state.read_sessionmaker
+    tail = EventTail(reads, hub.deliver)
     app.state.hub_tail = tail
     # At startup, not in the background, when the database is up; else the tasks retry.
     with contextlib.suppress(Exception):
@@ -66,7 +68,7 @@ async def hub_lifespan(
             _prune_forever(sessionmaker, settings.event_retention_hours, stop), name="hub-prune"
         ),
         asyncio.create_task(
-            sweep_forever(hub, sessionmaker, settings.sse_reauthorize_interval, stop), name="hub-access-sweep"
+            sweep_forever(hub, reads, settings.sse_reauthorize_interval, stop), name="hub-access-sweep"
         ),
         asyncio.create_task(clock_forever(hub, settings.sse_heartbeat, stop), name="hub-clock"),
     ]

@@ -2,9 +2,8 @@
 
 The connection is watched (termination callback and a periodic `SELECT 1`); when it drops, it is opened
 again with backoff, and the reader is woken to catch up from the table: nothing committed meanwhile is lost.
-While it is up, the tail reads the announced rows on it too (`read_after`): one round trip, where a
-pooled session costs a pre-ping, BEGIN and ROLLBACK around the same SELECT (about 3 ms of the
-publish-to-receive latency on a loaded machine).
+While it is up, the tail reads the announced rows on it too (`read_after`): one round trip on a connection
+already held, where a pooled session costs a checkout and its own round trips around the same SELECT.
 """
 
 from __future__ import annotations
