@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import httpx
 from fastapi import FastAPI
@@ -106,3 +106,20 @@ async def test_a_cached_page_is_not_served_once_its_token_has_expired(
     with frozen_time(datetime.now(UTC) + timedelta(seconds=ttl + 1)):
         response = await client.get("/api/products", headers=headers)
     assert response.status_code == 401 and response.json()["code"] == "AUTH_TOKEN_EXPIRED"
+
+
+async def test_a_cached_page_lasts_no_longer_than_its_day(app: FastAPI, client: httpx.AsyncClient) -> None:
+    """Warranty statuses are computed for a day: the next day's page is computed again, TTL or not."""
+    user = await create_user(app)
+    headers = auth_headers(app, user)
+    await create_product(app, user, purchase_date=date(2025, 5, 31), warranty_period_months=1)  # to 6-30
+
+    async def status() -> str:
+        response = await client.get("/api/products", headers=headers)
+        assert response.status_code == 200, response.text
+        return str(response.json()[0]["warrantyStatus"])
+
+    with frozen_time(datetime(2025, 6, 30, 12, tzinfo=UTC)):  # the last covered day
+        assert [await status(), await status()] == ["expiring_soon", "expiring_soon"]
+    with frozen_time(datetime(2025, 7, 1, 0, 0, 1, tzinfo=UTC)):
+        assert await status() == "expired"
