@@ -1,0 +1,42 @@
+"""The event id a REST read corresponds to: where a client that read, then subscribes, resumes the stream.
+
+A read of a claim (its detail, its messages) answers `Link: <hub>; rel="mercure"; last-event-id="<id>"`
+(Mercure's reconciliation). Subscribing with that id must give exactly what happened after the read:
+every event at or below the id is already reflected in what the read showed, none above it is.
+
+Event ids follow commit order (app.realtime.events): when an id is visible, every lower id is either
+visible too or will never exist. So the newest id seen by the read's own snapshot splits history exactly
+where the read does. The read and the id must share that snapshot: on SQLite a read request is one
+transaction (one snapshot); on PostgreSQL read requests run in autocommit, one snapshot per statement, so a
+route that hands off to the stream declares `dependencies=[ONE_SNAPSHOT]`, which makes its reads one
+REPEATABLE READ, read-only transaction.
+"""
+
+from __future__ import annotations
+
+from fastapi import Depends
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.core.db import SessionDep
+from app.realtime.history import EARLIEST, newest_id
+
+
+async def resume_point(session: AsyncSession) -> str:
+    """The newest event id visible to this session (`earliest` when there is none): the `last-event-id`
+    of the `Link` header. Exact when the route declares ONE_SNAPSHOT (see the module docstring)."""
+    newest = await newest_id(session)
+    return str(newest) if newest is not None else EARLIEST
+
+
+async def one_snapshot(session: SessionDep) -> None:
+    """Route dependency: every read of the request sees one snapshot (PostgreSQL: REPEATABLE READ, read
+    only; SQLite's read transaction is one already). Route-level dependencies run before the endpoint's
+    own, so nothing has used the session yet."""
+    if session.get_bind().dialect.name != "postgresql" or session.in_transaction():
+        return
+    await session.connection(
+        execution_options={"isolation_level": "REPEATABLE READ", "postgresql_readonly": True}
+    )
+
+
+ONE_SNAPSHOT = Depends(one_snapshot)
