@@ -7,7 +7,8 @@ COPY app ./app
 RUN pip wheel --no-cache-dir --wheel-dir /wheels .
 
 FROM python:3.11-slim
-ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 WARRANTY_DATA_DIR=/data \
+# Production: WARRANTY_SECRET_KEY must be given (`docker run -e WARRANTY_SECRET_KEY=...`).
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 WARRANTY_ENV=production WARRANTY_DATA_DIR=/data \
     WARRANTY_DATABASE_URL=sqlite+aiosqlite:////data/warranty.db
 RUN useradd --create-home --uid 10001 warranty && mkdir /data && chown warranty /data
 COPY --from=build /wheels /wheels

@@ -12,7 +12,8 @@ from typing import Annotated, Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-DEV_SECRET = "dev-only-secret-key-change-me-in-production-0123456789"
+# HS256 keys shorter than this are refused at start (RFC 7518 3.2: a key at least as long as the hash).
+MIN_SECRET_KEY_BYTES = 32
 
 CommaList = Annotated[list[str], NoDecode]
 
@@ -36,7 +37,8 @@ class Settings(BaseSettings):
     db_pool_size: int = 10
 
     # Tokens and passwords
-    secret_key: SecretStr = SecretStr(DEV_SECRET)
+    # None: a generated key kept in the data folder (app/core/signing_key.py); production refuses that.
+    secret_key: SecretStr | None = None
     access_token_ttl: int = 3600
     refresh_token_ttl_days: int = 30
     password_reset_ttl: int = 3600
@@ -110,14 +112,28 @@ class Settings(BaseSettings):
                 raise ValueError(f"expiry alert days must be whole numbers, got {day!r}")
         return value
 
+    @field_validator("secret_key", mode="before")
+    @classmethod
+    def _unset_when_empty(cls, value: object) -> object:
+        raw = value.get_secret_value() if isinstance(value, SecretStr) else value
+        return None if raw is None or raw == "" else value
+
+    @field_validator("secret_key")
+    @classmethod
+    def _long_enough(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and len(value.get_secret_value().encode()) < MIN_SECRET_KEY_BYTES:
+            raise ValueError(f"WARRANTY_SECRET_KEY must be at least {MIN_SECRET_KEY_BYTES} bytes long")
+        return value
+
     @model_validator(mode="after")
-    def _refuse_dev_secrets_in_production(self) -> Settings:
+    def _production_rules(self) -> Settings:
         if self.env == "production":
-            secret = self.secret_key.get_secret_value()
-            if not secret or secret == DEV_SECRET or len(secret) < 32:
+            if self.secret_key is None:
                 raise ValueError(
-                    "WARRANTY_SECRET_KEY must be set to a random value of 32+ characters in production"
+                    "WARRANTY_SECRET_KEY must be set in production (32+ random bytes, the same in every "
+                    "process); a generated key is for development only"
                 )
+            self.cookie_secure = True
         return self
 
     @cached_property

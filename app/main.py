@@ -23,6 +23,7 @@ from app.core.handlers import install_error_handlers
 from app.core.middleware import BodySizeLimitMiddleware, RequestIdMiddleware
 from app.core.openapi import without_default_422
 from app.core.security import PasswordHasher
+from app.core.signing_key import ensure_signing_key
 from app.core.storage import LocalStorage
 from app.health import router as health_router
 from app.inbound.router import router as inbound_router
@@ -80,6 +81,7 @@ class Warranty(FastAPI):
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    ensure_signing_key(settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

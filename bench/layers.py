@@ -111,6 +111,7 @@ async def driver_and_orm(url: str, settings: Any, user_id: int, token: str) -> d
     finally:
         await pool.close()
         await engine.dispose()
+    assert settings.secret_key is not None
     key = settings.secret_key.get_secret_value().encode()
 
     async def verify() -> None:

@@ -129,6 +129,8 @@ def _verify(settings: Settings, token: str) -> AccessClaims:
 
 
 def _key(settings: Settings) -> bytes:
+    if settings.secret_key is None:  # never a default: create_app gives every app a key first
+        raise RuntimeError("no signing key: call ensure_signing_key(settings) first")
     return settings.secret_key.get_secret_value().encode()
 
 
