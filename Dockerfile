@@ -1,10 +1,13 @@
-# Build: wheels of the app and its dependencies. Run: a slim image, a non-root user, migrate then serve.
+# Build: wheels of the locked dependencies (hash-checked) and of the app. Run: a slim image, a non-root user,
+# migrate then serve. The migrations ship inside the package, so nothing else is copied.
 FROM python:3.11-slim AS build
 WORKDIR /src
 RUN pip install --no-cache-dir --upgrade pip
+COPY requirements.lock ./
+RUN pip wheel --no-cache-dir --require-hashes --wheel-dir /wheels -r requirements.lock
 COPY pyproject.toml README.md ./
 COPY app ./app
-RUN pip wheel --no-cache-dir --wheel-dir /wheels .
+RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
 
 FROM python:3.11-slim
 # Production: WARRANTY_SECRET_KEY must be given (`docker run -e WARRANTY_SECRET_KEY=...`).
@@ -12,10 +15,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 WARRANTY_ENV=production WARRANT
     WARRANTY_DATABASE_URL=sqlite+aiosqlite:////data/warranty.db
 RUN useradd --create-home --uid 10001 warranty && mkdir /data && chown warranty /data
 COPY --from=build /wheels /wheels
-RUN pip install --no-cache-dir /wheels/* && rm -rf /wheels
+RUN pip install --no-cache-dir --no-index --no-deps /wheels/*.whl && pip check && rm -rf /wheels
 WORKDIR /srv
-COPY alembic.ini ./
-COPY migrations ./migrations
 USER warranty
 VOLUME ["/data"]
 EXPOSE 8000
