@@ -34,8 +34,11 @@ def _serve(args: argparse.Namespace) -> int:
 def _migrate(_args: argparse.Namespace) -> int:
     from app.core.migrate import upgrade
 
-    upgrade(get_settings().database_url)
-    print("database is at the newest schema")
+    applied = upgrade(get_settings().database_url)
+    if applied:
+        print(f"applied migration(s) {', '.join(applied)}: the database is at the newest schema")
+    else:
+        print("nothing to do: the database is already at the newest schema")
     return 0
 
 

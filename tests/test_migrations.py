@@ -1,19 +1,21 @@
 """Migrations: up to head, down to base and up again on a database of their own; and the models and the
-migrations describe the same schema."""
+migrations describe the same schema; replicas that start together migrate once."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect
-from sqlalchemy.ext.asyncio import create_async_engine
+from sqlalchemy import inspect, text
+from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 
-from app.core.migrate import downgrade, upgrade
+from app.core.migrate import MIGRATION_LOCK_KEY, downgrade, upgrade
 from app.models import Base
 from tests.conftest import PG_URL, _create_pg_database, _drop_pg_database
+from tests.test_cli import run_cli
 
 
 async def _table_names(url: str) -> set[str]:
@@ -48,3 +50,41 @@ async def test_models_and_migrations_agree(database_url: str) -> None:
         )
     await engine.dispose()
     assert differences == []
+
+
+@pytest.mark.postgres_only
+async def test_replicas_starting_together_migrate_once() -> None:
+    """Two `warranty migrate` on one empty database: both wait for the advisory lock (held here until both
+    are queued on it), then one migrates and the other finds nothing to do."""
+    assert PG_URL
+    url = await _create_pg_database(PG_URL)
+    holder = create_async_engine(url)
+    try:
+        async with holder.connect() as connection:
+            await connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
+            runs = [asyncio.create_task(run_cli(url, "migrate")) for _ in range(2)]
+            await _until_waiting_for_the_lock(connection, count=2)
+            await connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK_KEY})
+            results = await asyncio.gather(*runs)
+    finally:
+        await holder.dispose()
+    try:
+        assert [result.returncode for result in results] == [0, 0], [r.stderr for r in results]
+        outputs = sorted(result.stdout for result in results)
+        assert outputs[0].startswith("applied migration(s) 0001"), outputs
+        assert outputs[1].startswith("nothing to do"), outputs
+        assert await _table_names(url) == set(Base.metadata.tables)
+    finally:
+        await _drop_pg_database(PG_URL, url)
+
+
+async def _until_waiting_for_the_lock(connection: AsyncConnection, count: int) -> None:
+    waiting = text(
+        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = "
+        "(SELECT oid FROM pg_database WHERE datname = current_database())"
+    )
+    async with asyncio.timeout(60):
+        while True:
+            if (await connection.execute(waiting)).scalar_one() >= count:
+                return
+            await asyncio.sleep(0.05)

@@ -1,4 +1,7 @@
-"""Run Alembic migrations from code (the CLI and the tests use this)."""
+"""Run Alembic migrations from code (the `warranty migrate` command and the tests use this).
+
+The migration scripts ship inside the package (app/migrations), so this works from an installed wheel as well
+as from a checkout, wherever the command is started."""
 
 from __future__ import annotations
 
@@ -7,24 +10,28 @@ from pathlib import Path
 from alembic import command
 from alembic.config import Config
 
+MIGRATIONS = Path(__file__).resolve().parents[1] / "migrations"
 
-def _project_root() -> Path:
-    """The checkout this code runs from, else the working folder (an installed package, as in the image)."""
-    checkout = Path(__file__).resolve().parents[2]
-    return checkout if (checkout / "alembic.ini").exists() else Path.cwd()
+# The PostgreSQL advisory lock every `warranty migrate` takes before it reads the schema's version, so that
+# replicas starting together migrate once: the others wait, then find nothing to do.
+MIGRATION_LOCK_KEY = 0x77_61_72_72_61_6E_74  # "warrant"
 
 
 def alembic_config(database_url: str) -> Config:
-    root = _project_root()
-    config = Config(str(root / "alembic.ini"))
-    config.set_main_option("script_location", str(root / "migrations"))
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
     config.attributes["database_url"] = database_url
     config.attributes["configure_logger"] = False
+    config.attributes["applied"] = []
     return config
 
 
-def upgrade(database_url: str, revision: str = "head") -> None:
-    command.upgrade(alembic_config(database_url), revision)
+def upgrade(database_url: str, revision: str = "head") -> list[str]:
+    """Upgrade to `revision`; answer the revisions this call applied (none when another process did)."""
+    config = alembic_config(database_url)
+    command.upgrade(config, revision)
+    applied: list[str] = config.attributes["applied"]
+    return applied
 
 
 def downgrade(database_url: str, revision: str = "base") -> None:

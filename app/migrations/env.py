@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Collection, Mapping
 from logging.config import fileConfig
+from typing import Any
 
 from alembic import context
+from alembic.runtime.migration import MigrationContext, MigrationInfo
+from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
 import app.models
 from app.config import Settings
 from app.core.db import create_engine
+from app.core.migrate import MIGRATION_LOCK_KEY
 
 config = context.config
 if config.config_file_name is not None and config.attributes.get("configure_logger", True):
@@ -23,18 +28,32 @@ def _database_url() -> str:
     return config.attributes.get("database_url") or Settings().database_url
 
 
+def _record_applied(
+    ctx: MigrationContext, step: MigrationInfo, heads: Collection[Any], run_args: Mapping[str, Any]
+) -> None:
+    """What `upgrade()` answers: the revisions this run applied."""
+    applied = config.attributes.get("applied")
+    if applied is not None and step.is_upgrade and step.up_revision_id:
+        applied.append(step.up_revision_id)
+
+
 def _configure(connection: Connection) -> None:
     context.configure(
         connection=connection,
         target_metadata=target_metadata,
         render_as_batch=connection.dialect.name == "sqlite",
         compare_type=True,
+        on_version_apply=_record_applied,
     )
 
 
 def _run_sync(connection: Connection) -> None:
     _configure(connection)
     with context.begin_transaction():
+        if connection.dialect.name == "postgresql":
+            # Held until this transaction ends; the version is read after it is granted, so a process that
+            # waited finds the schema another one has just migrated and applies nothing.
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
         context.run_migrations()
 
 
