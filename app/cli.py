@@ -20,6 +20,16 @@ Sessions = async_sessionmaker[AsyncSession]
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    if args.workers > 1 and get_settings().is_sqlite:
+        print(
+            f"error: --workers {args.workers} needs PostgreSQL "
+            "(WARRANTY_DATABASE_URL=postgresql+asyncpg://...). On the embedded SQLite database each worker "
+            "would run a hub of its own, and a subscriber would miss the events published by the other "
+            "workers; run one worker.",
+            file=sys.stderr,
+        )
+        return 2
+
     uvicorn.run(
         "app.main:app",
         host=args.host,
@@ -59,6 +69,10 @@ async def _create_user(args: argparse.Namespace) -> int:
     from app.users.repository import UserRepository
 
     settings = get_settings()
+    if args.password is None:
+        args.password = _prompt_password()
+        if args.password is None:
+            return 2
     if len(args.password) < 8:
         print("error: the password needs at least 8 characters", file=sys.stderr)
         return 2
@@ -68,6 +82,17 @@ async def _create_user(args: argparse.Namespace) -> int:
         user = await users.add(email=args.email, name=args.name, password_hash=password_hash, roles=args.role)
         print(f"created user {user.id} <{user.email}> with roles {', '.join(user.roles)}")
     return 0
+
+
+def _prompt_password() -> str | None:
+    """Asked twice on the terminal, never echoed, so it stays out of the shell history."""
+    import getpass
+
+    password = getpass.getpass("Password: ")
+    if password != getpass.getpass("Password (again): "):
+        print("error: the passwords do not match", file=sys.stderr)
+        return None
+    return password
 
 
 async def _worker(_args: argparse.Namespace) -> int:
@@ -117,7 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     create_user = commands.add_parser("create-user", help="create a user (the first admin comes from here)")
     create_user.add_argument("--email", required=True)
-    create_user.add_argument("--password", required=True)
+    create_user.add_argument(
+        "--password", help="asked on the terminal when absent (keeps it out of the shell history)"
+    )
     create_user.add_argument("--name", required=True)
     create_user.add_argument("--role", action="append", choices=ROLES, default=[], help="may repeat")
     create_user.set_defaults(run=lambda args: asyncio.run(_create_user(args)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pty
 import subprocess
 import sys
 from pathlib import Path
@@ -58,3 +59,40 @@ async def test_migrate_creates_the_schema(tmp_path: Path) -> None:
     result = await run_cli(url, "migrate")
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "fresh.db").exists()
+
+
+async def test_create_user_asks_for_the_password_when_it_is_not_given(
+    app: FastAPI, client: httpx.AsyncClient, database_url: str
+) -> None:
+    """On a terminal (here a pseudo-terminal), typed twice and not echoed: never in the shell history."""
+    controller, terminal = pty.openpty()
+    env = {**os.environ, "WARRANTY_DATABASE_URL": database_url, "WARRANTY_SECRET_KEY": TEST_SECRET}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "app.cli", "create-user", "--email", "typed@example.com", "--name", "Typed",
+        stdin=terminal, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True,
+    )  # fmt: skip
+    os.close(terminal)
+    assert process.stderr and process.stdout
+    try:
+        async with asyncio.timeout(60):
+            for prompt in (b"Password: ", b"Password (again): "):
+                await process.stderr.readuntil(prompt)
+                os.write(controller, b"typed secret pw\n")
+            stdout = await process.stdout.read()
+            assert await process.wait() == 0
+    finally:
+        os.close(controller)
+    assert "typed@example.com" in stdout.decode()
+
+    response = await client.post(
+        "/api/login", json={"email": "typed@example.com", "password": "typed secret pw"}
+    )
+
+    assert response.status_code == 200
+
+
+async def test_serve_refuses_several_workers_on_sqlite(tmp_path: Path) -> None:
+    result = await run_cli(f"sqlite+aiosqlite:///{tmp_path / 'w.db'}", "serve", "--workers", "2")
+
+    assert result.returncode == 2
+    assert "--workers 2 needs PostgreSQL" in result.stderr
