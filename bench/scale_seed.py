@@ -1,0 +1,179 @@
+"""The scale data sets, written straight in SQL (generate_series) into a migrated PostgreSQL database.
+
+Both sets have the same shape: one admin, a few suppliers, customers owning the products, one claim per
+product for the first products, the claims' messages alternating between customer and supplier (all but
+each claim's last three read by their recipient), and one claim with a long conversation and a long
+real-time history. Only the sizes differ.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import asyncpg
+
+# Any valid Argon2id hash: the benchmark signs its own access tokens and never logs in.
+PASSWORD_HASH = "$argon2id$v=19$m=1024,t=1,p=1$c2NhbGUtc2FsdA$3E0rtjmcW2e3o2T+yVOtQ6ZzK0iQ1Hm1Qmq5X8zWq6Q"
+BRANDS = ["Bosch", "Miele", "Sony", "Apple", "Dyson", "Philips", "Samsung", "LG"]
+CATEGORIES = ["Kitchen", "Audio", "Phone", "Garden"]
+BUSY_CLAIM = 1  # the claim with the long conversation (the oldest claim)
+REPLAY_EVENTS = 2_000  # the busy claim's real-time history, alike in both sets
+
+
+@dataclass(frozen=True)
+class Size:
+    users: int
+    suppliers: int
+    products: int
+    claims: int
+    messages: int  # in all, the busy claim's included
+    busy_messages: int
+    other_events: int  # history of other topics, around the busy claim's
+
+    @property
+    def per_claim(self) -> int:
+        return (self.messages - self.busy_messages) // (self.claims - 1)
+
+
+SIZES = {
+    "small": Size(100, 5, 1_000, 1_000, 11_000, 1_000, 2_000),
+    "large": Size(20_000, 200, 1_000_000, 200_000, 5_100_000, 100_000, 200_000),
+}
+
+
+def first_customer(size: Size) -> int:
+    return size.suppliers + 2  # 1 is the admin, then the suppliers
+
+
+def owner_of(size: Size, product_id: int) -> int:
+    """The customer owning a product (the SQL below says the same)."""
+    return first_customer(size) + product_id % (size.users - size.suppliers - 1)
+
+
+async def seed(connection: asyncpg.Connection, size: Size) -> dict[str, int]:
+    """Fill the (migrated, empty) database; answers the row counts written."""
+    customers = size.users - size.suppliers - 1
+    first = first_customer(size)
+    await connection.execute("SET synchronous_commit = off")
+    await connection.execute(
+        """
+        INSERT INTO users (id, email, name, password_hash, roles, notifications_enabled,
+                           email_notifications_enabled, created_at, updated_at)
+        SELECT n, 'user' || n || '@scale.example', 'User ' || n, $1,
+               (CASE WHEN n = 1 THEN '["ROLE_USER", "ROLE_ADMIN"]'
+                     WHEN n <= $2::int + 1 THEN '["ROLE_USER", "ROLE_SUPPLIER"]'
+                     ELSE '["ROLE_USER"]' END)::json,
+               true, true, now() - ($3::int - n) * interval '1 minute', now()
+        FROM generate_series(1, $3::int) AS n
+        """,
+        PASSWORD_HASH,
+        size.suppliers,
+        size.users,
+    )
+    await connection.execute(
+        """
+        INSERT INTO products (id, owner_id, name, brand, category, store, purchase_date,
+                              warranty_period_months, warranty_expires_on, price, serial_number,
+                              created_at, updated_at)
+        SELECT n, $1::int + n % $2::int, 'Product ' || n,
+               ($3::text[])[1 + n % 8], ($4::text[])[1 + (n / 8) % 4],
+               'Scale Store', d, m, (d + make_interval(months => m))::date, (n % 1000) + 0.99,
+               'SN' || lpad(n::text, 8, '0'), now() - ($5::int - n) * interval '1 second', now()
+        FROM generate_series(1, $5::int) AS n,
+             LATERAL (SELECT date '2022-01-01' + ((n::bigint * 7919) % 1400)::int AS d,
+                             (ARRAY[12, 24, 36])[1 + n % 3] AS m) AS p
+        """,
+        first,
+        customers,
+        BRANDS,
+        CATEGORIES,
+        size.products,
+    )
+    await connection.execute(
+        """
+        INSERT INTO claims (id, product_id, customer_id, supplier_id, status, description,
+                            created_at, updated_at)
+        SELECT n, n, $1::int + n % $2::int, 2 + n % $3::int,
+               (ARRAY['open', 'in_progress', 'resolved', 'closed'])[1 + n % 4],
+               'Claim ' || n || ': it stopped working.', now() - ($4::int - n) * interval '10 seconds', now()
+        FROM generate_series(1, $4::int) AS n
+        """,
+        first,
+        customers,
+        size.suppliers,
+        size.claims,
+    )
+    # Each claim's conversation starts at its creation, one message a minute (the busy one a second).
+    await connection.execute(
+        """
+        INSERT INTO messages (claim_id, sender_id, body, created_at)
+        SELECT c.id, CASE WHEN i % 2 = 0 THEN c.customer_id ELSE c.supplier_id END,
+               'Message ' || i || ' about claim ' || c.id || '.',
+               c.created_at
+                 + i * CASE WHEN c.id = $1::int THEN interval '1 second' ELSE interval '1 minute' END
+        FROM claims AS c,
+             LATERAL generate_series(1, CASE WHEN c.id = $1::int THEN $2::int ELSE $3::int END) AS i
+        ORDER BY c.id, i
+        """,
+        BUSY_CLAIM,
+        size.busy_messages,
+        size.per_claim,
+    )
+    await _mark_read(connection)
+    await _events(connection, size)
+    await connection.execute(
+        """
+        DO $$ DECLARE t text; BEGIN
+          FOREACH t IN ARRAY ARRAY['users', 'products', 'claims'] LOOP
+            EXECUTE format('SELECT setval(pg_get_serial_sequence(%L, ''id''), (SELECT max(id) FROM %I))',
+                           t, t);
+          END LOOP;
+        END $$
+        """
+    )
+    counts = {}
+    for table in ("users", "products", "claims", "messages", "message_reads", "events"):
+        counts[table] = await connection.fetchval(f"SELECT count(*) FROM {table}")
+    return counts
+
+
+async def _mark_read(connection: asyncpg.Connection) -> None:
+    """Every message but each claim's last three is read by its recipient (the other participant)."""
+    await connection.execute(
+        """
+        INSERT INTO message_reads (message_id, user_id, read_at)
+        SELECT m.id, CASE WHEN m.sender_id = c.customer_id THEN c.supplier_id ELSE c.customer_id END,
+               m.created_at + interval '5 minutes'
+        FROM messages AS m JOIN claims AS c ON c.id = m.claim_id
+        JOIN (SELECT claim_id, max(id) AS newest FROM messages GROUP BY claim_id) AS last
+          ON last.claim_id = m.claim_id
+        WHERE m.id <= last.newest - 3
+        """
+    )
+    has_column = await connection.fetchval(
+        "SELECT count(*) FROM information_schema.columns"
+        " WHERE table_name = 'messages' AND column_name = 'recipient_read_at'"
+    )
+    if has_column:  # the denormalized first read by a recipient, where the schema keeps it
+        await connection.execute(
+            "UPDATE messages AS m SET recipient_read_at = r.read_at FROM message_reads AS r"
+            " WHERE r.message_id = m.id"
+        )
+
+
+async def _events(connection: asyncpg.Connection, size: Size) -> None:
+    """The busy claim's long history, spread among other claims' events."""
+    await connection.execute(
+        """
+        INSERT INTO events (topic, payload, created_at)
+        SELECT CASE WHEN n % $1::int = 0 THEN 'claims/' || $2::int || '/messages'
+                    ELSE 'claims/' || (2 + n % 997) || '/messages' END,
+               '{"type":"new_message","message":{"id":"' || n || '","message":"event ' || n || '"}}',
+               now() - interval '1 hour' + n * interval '1 millisecond'
+        FROM generate_series(1, $3::int) AS n
+        ORDER BY n
+        """,
+        (REPLAY_EVENTS + size.other_events) // REPLAY_EVENTS,
+        BUSY_CLAIM,
+        REPLAY_EVENTS + size.other_events,
+    )
