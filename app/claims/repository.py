@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import Depends
-from sqlalchemy import ColumnElement, Select, bindparam, func, select
+from sqlalchemy import ColumnElement, Select, bindparam, func, select, tuple_
 from sqlalchemy.exc import IntegrityError
 
+from app.core.pagination import KeyKind
 from app.core.repository import Repository
 from app.errors import Conflict
 from app.models import Claim, Message, Product, User
@@ -28,6 +29,17 @@ class ClaimFilter:
         if self.product_id is not None:
             conditions.append(Claim.product_id == self.product_id)
         return conditions
+
+
+# A list's cursor key: (created_at, id).
+LIST_KEY: tuple[KeyKind, KeyKind] = ("datetime", "int")
+
+
+def after_key(key: tuple[Any, ...]) -> Any:
+    """A (created_at, id) cursor key as bound values of the claims' column types."""
+    return tuple_(
+        bindparam("after_created", key[0], type_=Claim.created_at.type), bindparam("after_id", key[1])
+    )
 
 
 def already_active() -> Conflict:
@@ -53,13 +65,22 @@ _LIST_COLUMNS = (
 
 class ClaimRepository(Repository):
     async def list_items(
-        self, base: Select[Any], where: ClaimFilter, *, offset: int = 0, limit: int | None = None
+        self,
+        base: Select[Any],
+        where: ClaimFilter,
+        *,
+        offset: int = 0,
+        limit: int | None = None,
+        after: tuple[Any, ...] | None = None,
     ) -> tuple[Sequence[Any], int]:
         """List items of the claims `base` selects (an access statement), newest first, ties by id;
-        every match when `limit` is None."""
+        every match when `limit` is None; `after` (created_at, id): the claims after that key."""
         scoped = base.where(*where.conditions())
+        page = (
+            scoped if after is None else scoped.where(tuple_(Claim.created_at, Claim.id) < after_key(after))
+        )
         statement = (
-            scoped.with_only_columns(*_LIST_COLUMNS)
+            page.with_only_columns(*_LIST_COLUMNS)
             .join(Product, Product.id == Claim.product_id)
             .join(User, User.id == Claim.customer_id)
             .order_by(Claim.created_at.desc(), Claim.id.desc())
@@ -105,8 +126,11 @@ class ClaimRepository(Repository):
         assert product is not None  # claims go with their product (ON DELETE CASCADE)
         return product
 
-    async def messages_of(self, claim_id: int) -> Sequence[Any]:
-        return (await self.session.execute(_MESSAGES_OF_CLAIM, {"claim_id": claim_id})).all()
+    async def newest_messages(self, claim_id: int) -> tuple[list[Any], bool]:
+        """The claim's newest DETAIL_MESSAGES messages, oldest first among them, and whether there are older
+        ones: one query, reading at most one row more than it shows, whatever the claim's length."""
+        rows = (await self.session.execute(_NEWEST_MESSAGES, {"claim_id": claim_id})).all()
+        return list(rows[:DETAIL_MESSAGES])[::-1], len(rows) > DETAIL_MESSAGES
 
     async def users(self, *user_ids: int | None) -> list[User]:
         """These users (customer, supplier, ...), in one query; missing and None ids are skipped."""
@@ -117,11 +141,14 @@ class ClaimRepository(Repository):
 
 
 _message = Message.__table__.c
-# The detail's messages, oldest first; built once (parameter claim_id).
-_MESSAGES_OF_CLAIM = (
+DETAIL_MESSAGES = 200  # the claim detail shows the newest 200 messages (contract 5)
+# The detail's messages, newest first down the claim's (created_at, id) index, one more than shown so the
+# answer knows whether older ones exist; built once (parameter claim_id).
+_NEWEST_MESSAGES = (
     select(_message.id, _message.sender_id, _message.body.label("message"), _message.created_at)
     .where(_message.claim_id == bindparam("claim_id"))
-    .order_by(_message.created_at, _message.id)
+    .order_by(_message.created_at.desc(), _message.id.desc())
+    .limit(DETAIL_MESSAGES + 1)
 )
 
 ClaimRepo = Annotated[ClaimRepository, Depends(ClaimRepository.dependency)]

@@ -11,7 +11,7 @@ from sqlalchemy import select
 from app.auth.dependencies import AdminUser, CurrentUser
 from app.claims import service
 from app.claims.access import MAX_ID, VisibleClaimById, participating_claims
-from app.claims.repository import ClaimFilter, ClaimRepo
+from app.claims.repository import LIST_KEY, ClaimFilter, ClaimRepo
 from app.claims.schemas import (
     ClaimCreate,
     ClaimDetail,
@@ -60,9 +60,13 @@ async def _list(
             rows, _ = await claims.list_items(base, where)
             items = [ClaimListItem.model_validate(row) for row in rows]
             return list_json(CLAIMS_JSON(items), len(items), None, params, page.request)
-        rows, total = await claims.list_items(base, where, offset=params.offset, limit=params.limit)
+        after = params.after_key(LIST_KEY)
+        rows, total = await claims.list_items(
+            base, where, offset=params.offset, limit=params.fetch, after=after
+        )
+        rows, next_cursor = params.window(rows, lambda row: (row.created_at, row.id))
         items = [ClaimListItem.model_validate(row) for row in rows]
-        return list_json(CLAIMS_JSON(items), len(items), total, params, page.request)
+        return list_json(CLAIMS_JSON(items), len(items), total, params, page.request, next_cursor)
 
     return await page.respond(scopes, compute)
 
@@ -119,7 +123,7 @@ async def admin_list_claims(
 
 async def _detail(claim: Claim, claims: ClaimRepo) -> ClaimDetail:
     product = await claims.product_of(claim)
-    messages = await claims.messages_of(claim.id)
+    messages, has_more = await claims.newest_messages(claim.id)
     return ClaimDetail(
         id=claim.id,
         status=claim.status,
@@ -129,6 +133,7 @@ async def _detail(claim: Claim, claims: ClaimRepo) -> ClaimDetail:
         customer_id=claim.customer_id,
         supplier_id=claim.supplier_id,
         messages=[ClaimMessage.model_validate(row) for row in messages],
+        has_more_messages=has_more,
         created_at=claim.created_at,
         updated_at=claim.updated_at,
     )
@@ -136,8 +141,9 @@ async def _detail(claim: Claim, claims: ClaimRepo) -> ClaimDetail:
 
 @router.get("/claims/{id}", response_model=ClaimDetail, responses=errors(400, 401, 404))
 async def get_claim(claim: VisibleClaimById, claims: ClaimRepo) -> ClaimDetail:
-    """A claim with its product and messages, for its customer, its assigned supplier and admins (404 for
-    anyone else)."""
+    """A claim with its product and its newest 200 messages (oldest first among them; `hasMoreMessages`
+    says whether older ones exist, which `GET /api/claims/{id}/messages` pages through), for its customer,
+    its assigned supplier and admins (404 for anyone else)."""
     return await _detail(claim, claims)
 
 

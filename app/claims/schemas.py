@@ -61,6 +61,9 @@ class ClaimDetail(ResponseModel):
     product_id: int
     customer_id: int
     supplier_id: int | None
-    messages: list[ClaimMessage]
+    messages: list[ClaimMessage] = Field(
+        description="The newest 200 messages at most, oldest first among them; the messages API pages all."
+    )
+    has_more_messages: bool = Field(description="Whether the claim has older messages than `messages` shows.")
     created_at: UtcDateTime
     updated_at: UtcDateTime

@@ -1,15 +1,25 @@
 """Pagination, one piece for every list: validated page/limit, role maxima, the envelope with meta and links.
 
-Lists answer a bare array of every match unless `page` or `limit` is in the query (or the list is always
-paged, as admin lists are); then they answer the envelope of spec 8.1.
+Lists answer a bare array of every match unless `page`, `limit` or `cursor` is in the query (or the list is
+always paged, as admin lists are); then they answer the envelope of spec 8.1.
+
+Keyset paging (`cursor`, `meta.next_cursor`): a cursor holds the sort key of the last item shown, signed
+together with the list it came from (path and filters), so a page after it starts where that page ended
+at any depth, and a cursor of another list, of other filters, or made up is a 400.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import hashlib
+import hmac
 import json
 import math
-from dataclasses import dataclass
-from typing import Annotated, Any, Generic, TypeVar
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Annotated, Any, Generic, Literal, TypeVar
 from urllib.parse import urlencode
 
 from fastapi import Depends, Query, Request
@@ -24,17 +34,113 @@ DEFAULT_LIMIT = 20
 ROLE_MAX_LIMIT = {"CUSTOMER": 50, "SUPPLIER": 50, "ADMIN": 100}
 
 T = TypeVar("T")
+# The kinds of values a sort key holds, as a cursor carries them (JSON has no dates).
+KeyKind = Literal["int", "str", "date", "datetime"]
+_NOT_PAGE_QUERY = ("page", "limit", "cursor")
 
 
 @dataclass(frozen=True)
 class PageParams:
     page: int
     limit: int  # after lowering to the role maximum
-    requested: bool  # page or limit was in the query
+    requested: bool  # page, limit or cursor was in the query
+    after: list[Any] | None = None  # the verified cursor's key values (not yet typed); None: by page number
+    signer: CursorSigner | None = field(default=None, repr=False, compare=False)
 
     @property
     def offset(self) -> int:
-        return (self.page - 1) * self.limit
+        return 0 if self.after is not None else (self.page - 1) * self.limit
+
+    @property
+    def by_cursor(self) -> bool:
+        return self.after is not None
+
+    @property
+    def fetch(self) -> int:
+        """How many rows to read: one more than the page shows, to know whether a next page exists."""
+        return self.limit + 1
+
+    def after_key(self, kinds: Sequence[KeyKind]) -> tuple[Any, ...] | None:
+        """The cursor's sort key with the list's own types (None when paging by page number)."""
+        if self.after is None:
+            return None
+        if len(self.after) != len(kinds):
+            raise invalid_cursor()
+        return tuple(_typed(value, kind) for value, kind in zip(self.after, kinds, strict=True))
+
+    def window(self, rows: Sequence[T], key: Callable[[T], Sequence[Any]]) -> tuple[list[T], str | None]:
+        """The rows the page shows (`rows` read with `fetch`) and the cursor of the page after them."""
+        shown = list(rows[: self.limit])
+        if len(rows) <= self.limit or not shown or self.signer is None:
+            return shown, None
+        return shown, self.signer.sign(list(key(shown[-1])))
+
+
+def invalid_cursor() -> ValidationFailed:
+    return ValidationFailed.field("cursor", "not a cursor of this list (take meta.next_cursor as it is)")
+
+
+def _typed(value: Any, kind: KeyKind) -> Any:
+    try:
+        if kind == "int" and isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if kind == "str" and isinstance(value, str):
+            return value
+        if kind == "date" and isinstance(value, str):
+            return date.fromisoformat(value)
+        if kind == "datetime" and isinstance(value, str):
+            return datetime.fromisoformat(value)
+    except ValueError:
+        pass
+    raise invalid_cursor()
+
+
+def _plain(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, date | datetime) else value
+
+
+@dataclass(frozen=True)
+class CursorSigner:
+    """Signs and verifies cursors of one list: its path and its filters (the query without page, limit
+    and cursor), keyed by the service's secret."""
+
+    key: bytes
+    list_id: bytes
+
+    @classmethod
+    def of(cls, request: Request) -> CursorSigner:
+        secret = request.app.state.settings.secret_key
+        key = hmac.new(secret.get_secret_value().encode() if secret else b"", b"page-cursor", "sha256")
+        filters = sorted((k, v) for k, v in request.query_params.multi_items() if k not in _NOT_PAGE_QUERY)
+        return cls(key.digest(), json.dumps([request.url.path, filters]).encode())
+
+    def _mac(self, payload: bytes) -> bytes:
+        return hmac.new(self.key, self.list_id + b"\0" + payload, hashlib.sha256).digest()[:16]
+
+    def sign(self, values: list[Any]) -> str:
+        payload = json.dumps([_plain(value) for value in values], separators=(",", ":")).encode()
+        return _b64(payload) + "." + _b64(self._mac(payload))
+
+    def verify(self, cursor: str) -> list[Any]:
+        encoded_payload, _, encoded_mac = cursor.strip().partition(".")
+        try:
+            payload, mac = _unb64(encoded_payload), _unb64(encoded_mac)
+        except (binascii.Error, ValueError):
+            raise invalid_cursor() from None
+        if not hmac.compare_digest(mac, self._mac(payload)):
+            raise invalid_cursor()
+        values = json.loads(payload)
+        if not isinstance(values, list):
+            raise invalid_cursor()
+        return values
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
 def role_max_limit(user: User) -> int:
@@ -63,8 +169,15 @@ def parse_page_params(request: Request, user: User) -> PageParams:
             code="VALIDATION_LIMIT_EXCEEDED",
             details={"max_limit": ABSOLUTE_MAX_LIMIT, "requested": limit},
         )
-    requested = "page" in query or "limit" in query
-    return PageParams(page=page, limit=min(limit, role_max_limit(user)), requested=requested)
+    requested = "page" in query or "limit" in query or "cursor" in query
+    signer = CursorSigner.of(request)
+    after = None
+    if "cursor" in query:
+        if "page" in query:
+            raise ValidationFailed.field("cursor", "give either page or cursor, not both")
+        after = signer.verify(query["cursor"])
+    limit = min(limit, role_max_limit(user))
+    return PageParams(page=page, limit=limit, requested=requested, after=after, signer=signer)
 
 
 async def page_params(
@@ -75,6 +188,10 @@ async def page_params(
     limit: Annotated[
         str | None, Query(description="items per page, 1..100 (lowered to 50 for non-admins)")
     ] = None,
+    cursor: Annotated[
+        str | None,
+        Query(description="`meta.next_cursor` of the previous page: the page after it (instead of `page`)"),
+    ] = None,
 ) -> PageParams:
     return parse_page_params(request, user)
 
@@ -83,12 +200,15 @@ Pagination = Annotated[PageParams, Depends(page_params)]
 
 
 class PageMeta(BaseModel):
-    current_page: int
+    current_page: int | None = Field(description="null when paging by cursor")
     per_page: int
     total: int
     last_page: int
-    from_: int | None = Field(alias="from")
+    from_: int | None = Field(alias="from", description="null on an empty page and when paging by cursor")
     to: int | None
+    next_cursor: str | None = Field(
+        description="opaque: `cursor` of the page after this one; null on the last"
+    )
 
 
 class PageLinks(BaseModel):
@@ -106,18 +226,27 @@ class Page(BaseModel, Generic[T]):
     links: PageLinks
 
 
-def build_page(items: list[Any], total: int, params: PageParams, request: Request) -> dict[str, Any]:
+def build_page(
+    items: list[Any], total: int, params: PageParams, request: Request, next_cursor: str | None = None
+) -> dict[str, Any]:
     """The envelope as a plain dict (serialized by the route's response model)."""
-    meta, links = _meta_and_links(len(items), total, params, request)
+    meta, links = _meta_and_links(len(items), total, params, request, next_cursor)
     return {"data": items, "meta": meta, "links": links}
 
 
-def list_json(items: bytes, count: int, total: int | None, params: PageParams, request: Request) -> bytes:
+def list_json(
+    items: bytes,
+    count: int,
+    total: int | None,
+    params: PageParams,
+    request: Request,
+    next_cursor: str | None = None,
+) -> bytes:
     """A list's body from its items already serialized as a JSON array: the array itself when the list is
     not paged (`total` None), else the envelope around it."""
     if total is None:
         return items
-    meta, links = _meta_and_links(count, total, params, request)
+    meta, links = _meta_and_links(count, total, params, request, next_cursor)
     return b'{"data":' + items + b',"meta":' + _json(meta) + b',"links":' + _json(links) + b"}"
 
 
@@ -136,31 +265,29 @@ def _json(value: dict[str, Any]) -> bytes:
 
 
 def _meta_and_links(
-    count: int, total: int, params: PageParams, request: Request
+    count: int, total: int, params: PageParams, request: Request, next_cursor: str | None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     last_page = max(1, math.ceil(total / params.limit))
-    first_index = params.offset + 1 if count else None
-    last_index = params.offset + count if count else None
+    shown = count and not params.by_cursor  # by cursor, the position in the list is not known
+    filters = [(k, v) for k, v in request.query_params.multi_items() if k not in _NOT_PAGE_QUERY]
 
-    def link(page: int) -> str:
-        query = [
-            (key, value) for key, value in request.query_params.multi_items() if key not in ("page", "limit")
-        ]
-        query += [("page", str(page)), ("limit", str(params.limit))]
+    def link(**where: str) -> str:
+        query = [*filters, *where.items(), ("limit", str(params.limit))]
         return f"{request.url.path}?{urlencode(query)}"
 
     meta = {
-        "current_page": params.page,
+        "current_page": None if params.by_cursor else params.page,
         "per_page": params.limit,
         "total": total,
         "last_page": last_page,
-        "from": first_index,
-        "to": last_index,
+        "from": params.offset + 1 if shown else None,
+        "to": params.offset + count if shown else None,
+        "next_cursor": next_cursor,
     }
-    links = {
-        "first": link(1),
-        "last": link(last_page),
-        "prev": link(params.page - 1) if params.page > 1 else None,
-        "next": link(params.page + 1) if params.page < last_page else None,
-    }
+    if params.by_cursor:
+        previous, following = None, link(cursor=next_cursor) if next_cursor else None
+    else:
+        previous = link(page=str(params.page - 1)) if params.page > 1 else None
+        following = link(page=str(params.page + 1)) if params.page < last_page else None
+    links = {"first": link(page="1"), "last": link(page=str(last_page)), "prev": previous, "next": following}
     return meta, links

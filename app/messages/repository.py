@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends
-from sqlalchemy import ColumnElement, Select, and_, bindparam, case, func, or_, select, type_coerce
+from sqlalchemy import ColumnElement, Select, and_, bindparam, case, func, or_, select, tuple_, type_coerce
 
+from app.core.pagination import KeyKind
 from app.core.repository import Repository
 from app.core.types import UtcDateTime
 from app.models import Claim, Message, MessageRead, User
@@ -48,15 +49,26 @@ def _first_read_by(readers: ColumnElement[bool]) -> Any:
 
 
 _messages, _users, _reads = Message.__table__, User.__table__, MessageRead.__table__
-ViewerShape = Literal["all", "page", "one"]
+ViewerShape = Literal["all", "page", "after", "one"]
+# A message list's cursor key: (created_at, id).
+LIST_KEY: tuple[KeyKind, KeyKind] = ("datetime", "int")
+
+
+def _after_key(ascending: bool) -> ColumnElement[bool]:
+    """The messages after a cursor's (created_at, id) key (parameters after_created, after_id)."""
+    m = _messages.c
+    key = tuple_(m.created_at, m.id)
+    bound = tuple_(bindparam("after_created", type_=m.created_at.type), bindparam("after_id"))
+    return key > bound if ascending else key < bound
 
 
 @functools.cache
 def _for_viewer(shape: ViewerShape) -> Select[Any]:
     """A claim's messages as a viewer sees them, built once per shape (every message, a page, one
-    message) as a plain Core statement: `read_at` is the viewer's own read of a message they received,
-    or the first read by another participant of a message they sent. Parameters: claim_id, viewer_id,
-    participants (the others), and offset/limit or message_id."""
+    message, a page after a cursor's key) as a plain Core statement: `read_at` is the viewer's own read of
+    a message they received, or the first read by another participant of a message they sent. Parameters:
+    claim_id, viewer_id, participants (the others), and offset/limit, after_created/after_id or
+    message_id."""
     m = _messages.c
     mine = _reads.alias("mine")
     receipt = (
@@ -84,8 +96,10 @@ def _for_viewer(shape: ViewerShape) -> Select[Any]:
     )
     if shape == "one":
         return statement.where(m.id == bindparam("message_id"))
+    if shape == "after":
+        statement = statement.where(_after_key(ascending=True))
     statement = statement.order_by(m.created_at, m.id)
-    return statement.offset(bindparam("offset")).limit(bindparam("limit")) if shape == "page" else statement
+    return statement if shape == "all" else statement.offset(bindparam("offset")).limit(bindparam("limit"))
 
 
 _COUNT_OF_CLAIM = (
@@ -100,15 +114,25 @@ def _viewer_parameters(claim: Claim, viewer_id: int) -> dict[str, Any]:
 
 class MessageRepository(Repository):
     async def list_for_claim(
-        self, claim: Claim, viewer_id: int, *, offset: int = 0, limit: int | None = None
+        self,
+        claim: Claim,
+        viewer_id: int,
+        *,
+        offset: int = 0,
+        limit: int | None = None,
+        after: tuple[Any, ...] | None = None,
     ) -> tuple[Sequence[Any], int]:
-        """Oldest first; every message when `limit` is None."""
+        """Oldest first; every message when `limit` is None; `after` (created_at, id): the messages after
+        that key."""
         parameters = _viewer_parameters(claim, viewer_id)
         if limit is None:
             rows = (await self.session.execute(_for_viewer("all"), parameters)).all()
             return rows, len(rows)
-        window = {"offset": offset, "limit": limit}
-        rows = (await self.session.execute(_for_viewer("page"), parameters | window)).all()
+        window: dict[str, Any] = {"offset": offset, "limit": limit}
+        if after is not None:
+            window |= {"offset": 0, "after_created": after[0], "after_id": after[1]}
+        shape: ViewerShape = "page" if after is None else "after"
+        rows = (await self.session.execute(_for_viewer(shape), parameters | window)).all()
         total = await self.session.scalar(_COUNT_OF_CLAIM, {"claim_id": claim.id})
         return rows, total or 0
 
@@ -124,8 +148,11 @@ class MessageRepository(Repository):
             )
         )
 
-    async def list_all(self, where: MessageFilter, *, offset: int, limit: int) -> tuple[Sequence[Any], int]:
-        """Every message (admin), newest first; `read_at` is the first read by a recipient."""
+    async def list_all(
+        self, where: MessageFilter, *, offset: int, limit: int, after: tuple[Any, ...] | None = None
+    ) -> tuple[Sequence[Any], int]:
+        """Every message (admin), newest first; `read_at` is the first read by a recipient. `after`
+        (created_at, id): the messages after that key."""
         recipient = and_(
             or_(MessageRead.user_id == Claim.customer_id, MessageRead.user_id == Claim.supplier_id),
             or_(Message.sender_id.is_(None), MessageRead.user_id != Message.sender_id),
@@ -139,7 +166,12 @@ class MessageRepository(Repository):
             .where(*conditions)
             .order_by(Message.created_at.desc(), Message.id.desc())
         )
-        rows = (await self.session.execute(statement.offset(offset).limit(limit))).all()
+        if after is not None:
+            statement = statement.where(_after_key(ascending=False))
+            keyed = {"after_created": after[0], "after_id": after[1]}
+        rows = (
+            await self.session.execute(statement.offset(offset).limit(limit), keyed if after else {})
+        ).all()
         count = select(func.count()).select_from(Message).join(Claim, Claim.id == Message.claim_id)
         total = await self.session.scalar(count.where(*conditions))
         return rows, total or 0

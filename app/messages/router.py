@@ -20,7 +20,7 @@ from app.core.storage import StorageDep
 from app.errors import NotFound
 from app.messages.attachments import decode_attachment
 from app.messages.reads import mark_read
-from app.messages.repository import MessageFilter, MessageRepo
+from app.messages.repository import LIST_KEY, MessageFilter, MessageRepo
 from app.messages.schemas import AdminMessageOut, MarkedRead, MessageCreated, MessageOut, MessageSend
 from app.messages.service import post_message
 from app.messages.views import admin_message_out, message_created, message_out
@@ -46,11 +46,16 @@ async def _claim_messages(
     claim: VisibleClaim, user: CurrentUser, params: Pagination, messages: MessageRepo, page: CachedPages
 ) -> Response:
     async def compute() -> bytes:
-        window = {"offset": params.offset, "limit": params.limit} if params.requested else {}
-        rows, total = await messages.list_for_claim(claim, user.id, **window)
+        if not params.requested:
+            rows, _ = await messages.list_for_claim(claim, user.id)
+            return MESSAGES_JSON([message_out(row) for row in rows])
+        after = params.after_key(LIST_KEY)
+        found, total = await messages.list_for_claim(
+            claim, user.id, offset=params.offset, limit=params.fetch, after=after
+        )
+        rows, next_cursor = params.window(found, lambda row: (row.created_at, row.id))
         items = [message_out(row) for row in rows]
-        shown_total = total if params.requested else None
-        return list_json(MESSAGES_JSON(items), len(items), shown_total, params, page.request)
+        return list_json(MESSAGES_JSON(items), len(items), total, params, page.request, next_cursor)
 
     return await page.respond([messages_of(claim.id), USERS_ALL], compute)
 
@@ -168,8 +173,10 @@ async def list_all_messages(
     read by a recipient (a participant other than the sender)."""
 
     async def compute() -> bytes:
-        rows, total = await messages.list_all(where, offset=params.offset, limit=params.limit)
+        after = params.after_key(LIST_KEY)
+        found, total = await messages.list_all(where, offset=params.offset, limit=params.fetch, after=after)
+        rows, next_cursor = params.window(found, lambda row: (row.created_at, row.id))
         items = [admin_message_out(row) for row in rows]
-        return list_json(ADMIN_MESSAGES_JSON(items), len(items), total, params, page.request)
+        return list_json(ADMIN_MESSAGES_JSON(items), len(items), total, params, page.request, next_cursor)
 
     return await page.respond([MESSAGES_ALL, USERS_ALL], compute)

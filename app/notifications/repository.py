@@ -57,13 +57,17 @@ class DeviceTokenRepository(Repository):
 
 
 class OutboxRepository(Repository):
-    async def page(self, status: str | None, limit: int, offset: int) -> tuple[list[OutboxItem], int]:
-        """Newest first."""
+    async def page(
+        self, status: str | None, limit: int, offset: int, after_id: int | None = None
+    ) -> tuple[list[OutboxItem], int]:
+        """Newest first; `after_id`: the rows after that one (a cursor's key)."""
         query = select(OutboxItem)
         count = select(func.count()).select_from(OutboxItem)
         if status is not None:
             query, count = query.where(OutboxItem.status == status), count.where(OutboxItem.status == status)
         total = int(await self.session.scalar(count) or 0)
+        if after_id is not None:
+            query = query.where(OutboxItem.id < after_id)
         rows = await self.session.scalars(query.order_by(OutboxItem.id.desc()).limit(limit).offset(offset))
         return list(rows), total
 

@@ -60,9 +60,11 @@ async def list_notifications(
     """The notification outbox, newest first, always paged (envelope). `?status=failed` lists what failed
     every attempt; retry those with `POST /api/admin/notifications/{id}/retry`. Not cached: the worker
     changes it all the time."""
-    items, total = await outbox.page(status, page.limit, page.offset)
+    after = page.after_key(("int",))
+    found, total = await outbox.page(status, page.fetch, page.offset, after[0] if after else None)
+    items, next_cursor = page.window(found, lambda item: (item.id,))
     data = [NotificationItem.model_validate(item) for item in items]
-    return build_page(data, total, page, request)
+    return build_page(data, total, page, request, next_cursor)
 
 
 @router.post(

@@ -18,6 +18,7 @@ from app.errors import ValidationFailed
 from app.products.repository import (
     PRODUCTS_ALL,
     SORT_COLUMNS,
+    SORT_KEY_KINDS,
     ProductFilter,
     ProductRepo,
     ProductSort,
@@ -90,7 +91,7 @@ async def _list(
     paged = params.requested or endpoint == "admin"
 
     async def compute() -> bytes:
-        total = None
+        total, next_cursor = None, None
         if paged:
             total = await products.count(page.user, where, today=today, expiring_soon_days=soon)
         rows = await products.page(
@@ -100,13 +101,16 @@ async def _list(
             today=today,
             expiring_soon_days=soon,
             offset=params.offset if paged else 0,
-            limit=params.limit if paged else None,
+            limit=params.fetch if paged else None,
+            after=params.after_key(SORT_KEY_KINDS[sort.field]),
         )
+        if paged:
+            rows, next_cursor = params.window(rows, lambda row: (row.sort_key, row.id))
         items = [
             ProductOut.of(row, has_active_claim=row.has_active_claim, today=today, expiring_soon_days=soon)
             for row in rows
         ]
-        return list_json(PRODUCTS_JSON(items), len(items), total, params, page.request)
+        return list_json(PRODUCTS_JSON(items), len(items), total, params, page.request, next_cursor)
 
     return await page.respond(scopes, compute)
 

@@ -8,11 +8,24 @@ from datetime import date, timedelta
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends
-from sqlalchemy import ColumnElement, Row, Select, bindparam, delete, exists, func, or_, select, union_all
+from sqlalchemy import (
+    ColumnElement,
+    Row,
+    Select,
+    bindparam,
+    delete,
+    exists,
+    func,
+    or_,
+    select,
+    tuple_,
+    union_all,
+)
 from sqlalchemy.sql.elements import UnaryExpression
 
 from app.claims.access import visible_claims
 from app.core.cache import EVERYTHING, invalidate
+from app.core.pagination import KeyKind
 from app.core.repository import Repository
 from app.models import ROLE_ADMIN, Claim, Message, Product, Receipt, User
 from app.products.warranty import expiry_date
@@ -129,10 +142,28 @@ LIST_COLUMNS = (
 )
 
 
+# The kinds of each sort's key (its column, then the id), as a page cursor carries them.
+SORT_KEY_KINDS: dict[str, tuple[KeyKind, KeyKind]] = {
+    "name": ("str", "int"),
+    "brand": ("str", "int"),
+    "purchaseDate": ("date", "int"),
+    "warrantyExpiresAt": ("date", "int"),
+    "createdAt": ("datetime", "int"),
+}
+
+
 @functools.cache
-def _page_statement(shape: tuple[Any, ...], order: tuple[str, str], paged: bool) -> Select[Any]:
-    """Built once per shape, sort and paging: requests only bind their values."""
-    statement = select(*LIST_COLUMNS).where(*_conditions(shape)).order_by(*ProductSort(*order).clauses())
+def _page_statement(shape: tuple[Any, ...], order: tuple[str, str], paged: bool, after: bool) -> Select[Any]:
+    """Built once per shape, sort and paging: requests only bind their values. `after`: the rows after a
+    cursor's key (parameters after_key, after_id), in the sort's order."""
+    sort = ProductSort(*order)
+    column = SORT_COLUMNS[sort.field]
+    statement = select(*LIST_COLUMNS, column.label("sort_key")).where(*_conditions(shape))
+    if after:
+        key = tuple_(column, _products.id)
+        bound = tuple_(bindparam("after_key", type_=column.type), bindparam("after_id"))
+        statement = statement.where(key > bound if sort.order == "asc" else key < bound)
+    statement = statement.order_by(*sort.clauses())
     return statement.offset(bindparam("offset")).limit(bindparam("limit")) if paged else statement
 
 
@@ -173,11 +204,16 @@ class ProductRepository(Repository):
         expiring_soon_days: int,
         offset: int = 0,
         limit: int | None = None,
+        after: tuple[Any, ...] | None = None,
     ) -> list[Row[Any]]:
-        """Matching products visible to `user`, as rows of LIST_COLUMNS, in one query."""
+        """Matching products visible to `user`, as rows of LIST_COLUMNS and their `sort_key`, in one query;
+        `after` is a cursor's key (the sort column's value, the id): the rows after it."""
         where = where.restricted_to(user)
-        statement = _page_statement(where.shape(), (sort.field, sort.order), limit is not None)
+        order = (sort.field, sort.order)
+        statement = _page_statement(where.shape(), order, limit is not None, after is not None)
         parameters = where.parameters(today, expiring_soon_days) | {"offset": offset, "limit": limit}
+        if after is not None:
+            parameters |= {"after_key": after[0], "after_id": after[1]}
         return list(await self.session.execute(statement, parameters))
 
     async def count(self, user: User, where: ProductFilter, *, today: date, expiring_soon_days: int) -> int:

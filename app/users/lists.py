@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, Query, Response
 from app.auth.dependencies import AdminUser
 from app.core.cached_pages import CachedPages
 from app.core.openapi import errors
-from app.core.pagination import JsonList, Page, PageParams, Pagination, list_json
+from app.core.pagination import JsonList, KeyKind, Page, PageParams, Pagination, list_json
 from app.users.repository import USERS_SCOPE, UserFilter, UserRepo
 from app.users.schemas import Role, UserListItem, UsersMeta, UsersPage
 
@@ -36,11 +36,17 @@ Filter = Annotated[UserFilter, Depends(user_filter)]
 USERS_JSON = JsonList(UserListItem)
 
 
-async def _page(where: UserFilter, params: PageParams, users: UserRepo) -> tuple[bytes, int, int]:
-    """The page's users as a JSON array, how many, and the total."""
-    rows, total = await users.list_page(where, offset=params.offset, limit=params.limit)
+# The lists' cursor key: (created_at, id).
+LIST_KEY: tuple[KeyKind, KeyKind] = ("datetime", "int")
+
+
+async def _page(where: UserFilter, params: PageParams, users: UserRepo) -> tuple[bytes, int, int, str | None]:
+    """The page's users as a JSON array, how many, the total, and the next page's cursor."""
+    after = params.after_key(LIST_KEY)
+    found, total = await users.list_page(where, offset=params.offset, limit=params.fetch, after=after)
+    rows, next_cursor = params.window(found, lambda row: (row["created_at"], row["id"]))
     items = [UserListItem.model_validate(dict(row)) for row in rows]
-    return USERS_JSON(items), len(items), total
+    return USERS_JSON(items), len(items), total, next_cursor
 
 
 @router.get("/users", response_model=UsersPage, responses=errors(400, 401, 403))
@@ -52,9 +58,10 @@ async def list_users(
     itemsPerPage (the limit after lowering to the role maximum)."""
 
     async def compute() -> bytes:
-        items, _, total = await _page(where, params, users)
+        items, _, total, next_cursor = await _page(where, params, users)
         meta = UsersMeta(
-            current_page=params.page,
+            current_page=None if params.by_cursor else params.page,
+            next_cursor=next_cursor,
             total_pages=max(1, math.ceil(total / params.limit)),
             total_items=total,
             items_per_page=params.limit,
@@ -72,7 +79,7 @@ async def admin_list_users(
     the same `search` and `role` filters as `GET /api/users`."""
 
     async def compute() -> bytes:
-        items, count, total = await _page(where, params, users)
-        return list_json(items, count, total, params, page.request)
+        items, count, total, next_cursor = await _page(where, params, users)
+        return list_json(items, count, total, params, page.request, next_cursor)
 
     return await page.respond([USERS_SCOPE], compute)

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import Depends
-from sqlalchemy import ColumnElement, String, cast, func, or_, select, true, union_all
+from sqlalchemy import ColumnElement, String, bindparam, cast, func, or_, select, true, tuple_, union_all
 from sqlalchemy.exc import IntegrityError
 
 from app.core.cache import invalidate
@@ -100,10 +100,16 @@ class UserRepository(Repository):
         invalidate(self.session, USERS_SCOPE)
         return user
 
-    async def list_page(self, where: UserFilter, *, offset: int, limit: int) -> tuple[list[Any], int]:
-        """One page of list rows (newest first) and the number of matches: two queries."""
+    async def list_page(
+        self, where: UserFilter, *, offset: int, limit: int, after: tuple[Any, ...] | None = None
+    ) -> tuple[list[Any], int]:
+        """One page of list rows (newest first) and the number of matches: two queries. `after`
+        (created_at, id): the users after that key."""
         conditions = where.conditions()
         total = await self.session.scalar(select(func.count()).select_from(User).where(*conditions))
+        if after is not None:
+            bound = tuple_(bindparam("after_created", after[0], type_=User.created_at.type), after[1])
+            conditions.append(tuple_(User.created_at, User.id) < bound)
         rows = await self.session.execute(
             select(*LIST_COLUMNS)
             .where(*conditions)

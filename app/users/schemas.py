@@ -110,10 +110,14 @@ class UserCreate(UserRegister):
 
 
 class UsersMeta(ResponseModel):
-    current_page: int
+    current_page: int | None = Field(description="null when paging by cursor")
     total_pages: int
     total_items: int
     items_per_page: int
+    # Named as in every paged list (contract 9), beside this meta's camelCase fields of spec 4.5.
+    next_cursor: str | None = Field(
+        alias="next_cursor", description="opaque: `cursor` of the page after this one; null on the last"
+    )
 
 
 class UsersPage(ResponseModel):

@@ -60,6 +60,7 @@ async def test_open_a_claim(app: FastAPI, client: httpx.AsyncClient) -> None:
         "customerId": ann.id,
         "supplierId": None,
         "messages": [],
+        "hasMoreMessages": False,
         "createdAt": NOW.isoformat(),
         "updatedAt": NOW.isoformat(),
     }
@@ -183,7 +184,15 @@ async def test_list_newest_first_with_filters_and_pages(app: FastAPI, client: ht
     assert [item["id"] for item in by_product] == [ids[1]]
     page = (await client.get("/api/claims?page=2&limit=3", headers=headers)).json()
     assert [item["id"] for item in page["data"]] == [ids[0]]
-    assert page["meta"] == {"current_page": 2, "per_page": 3, "total": 4, "last_page": 2, "from": 4, "to": 4}
+    assert page["meta"] == {
+        "current_page": 2,
+        "per_page": 3,
+        "total": 4,
+        "last_page": 2,
+        "from": 4,
+        "to": 4,
+        "next_cursor": None,
+    }
     assert page["links"]["prev"] == "/api/claims?page=1&limit=3"
     filtered = (await client.get("/api/claims?status=open&limit=1", headers=headers)).json()
     assert (

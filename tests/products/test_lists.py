@@ -152,6 +152,7 @@ async def test_the_envelope_meta_and_links_keep_the_filters(app: FastAPI, client
     assert response.status_code == 200
     body = response.json()
     assert [item["name"] for item in body["data"]] == ["Item 2", "Item 3"]
+    assert isinstance(body["meta"].pop("next_cursor"), str)  # a page follows
     assert body["meta"] == {"current_page": 2, "per_page": 2, "total": 5, "last_page": 3, "from": 3, "to": 4}
     base = "/api/products?brand=acme&sort=name&order=asc"
     assert body["links"] == {
@@ -170,7 +171,15 @@ async def test_page_alone_gives_the_envelope_with_the_default_limit(
 
     body = (await client.get("/api/products?page=1", headers=auth_headers(app, user))).json()
 
-    assert body["meta"] == {"current_page": 1, "per_page": 20, "total": 1, "last_page": 1, "from": 1, "to": 1}
+    assert body["meta"] == {
+        "current_page": 1,
+        "per_page": 20,
+        "total": 1,
+        "last_page": 1,
+        "from": 1,
+        "to": 1,
+        "next_cursor": None,
+    }
     assert body["links"] == {
         "first": "/api/products?page=1&limit=20",
         "last": "/api/products?page=1&limit=20",
@@ -195,6 +204,7 @@ async def test_a_page_past_the_end_is_empty(app: FastAPI, client: httpx.AsyncCli
         "last_page": 1,
         "from": None,
         "to": None,
+        "next_cursor": None,
     }
     assert body["links"]["prev"] == "/api/products?page=6&limit=10"
     assert body["links"]["next"] is None
@@ -213,6 +223,7 @@ async def test_an_empty_list(app: FastAPI, client: httpx.AsyncClient) -> None:
         "last_page": 1,
         "from": None,
         "to": None,
+        "next_cursor": None,
     }
 
 
@@ -274,7 +285,15 @@ async def test_admin_list_has_every_product_always_in_the_envelope(
     assert everything.status_code == 200
     body = everything.json()
     assert [item["id"] for item in body["data"]] == [second.id, first.id]
-    assert body["meta"] == {"current_page": 1, "per_page": 20, "total": 2, "last_page": 1, "from": 1, "to": 2}
+    assert body["meta"] == {
+        "current_page": 1,
+        "per_page": 20,
+        "total": 2,
+        "last_page": 1,
+        "from": 1,
+        "to": 2,
+        "next_cursor": None,
+    }
     assert filtered.json()["meta"]["per_page"] == 80
     assert filtered.json()["links"]["first"] == "/api/admin/products?brand=apple&page=1&limit=80"
     assert [item["id"] for item in filtered.json()["data"]] == [second.id]

@@ -50,7 +50,13 @@ async def test_users_list_answers_data_and_the_4_5_meta(app: FastAPI, client: ht
     assert response.status_code == 200
     body = response.json()
     assert set(body) == {"data", "meta"}
-    assert body["meta"] == {"currentPage": 1, "totalPages": 1, "totalItems": 4, "itemsPerPage": 20}
+    assert body["meta"] == {
+        "currentPage": 1,
+        "totalPages": 1,
+        "totalItems": 4,
+        "itemsPerPage": 20,
+        "next_cursor": None,
+    }
     assert [item["id"] for item in body["data"]] == [people[k].id for k in ("cy", "bob", "ann", "admin")]
     assert all(set(item) == LIST_FIELDS for item in body["data"])
     assert body["data"][1] == {
@@ -106,14 +112,32 @@ async def test_users_list_pages(app: FastAPI, client: httpx.AsyncClient) -> None
     second = (await client.get("/api/users?page=2&limit=3", headers=headers)).json()
     past_end = (await client.get("/api/users?page=9&limit=3", headers=headers)).json()
 
-    assert second["meta"] == {"currentPage": 2, "totalPages": 2, "totalItems": 4, "itemsPerPage": 3}
+    assert second["meta"] == {
+        "currentPage": 2,
+        "totalPages": 2,
+        "totalItems": 4,
+        "itemsPerPage": 3,
+        "next_cursor": None,
+    }
     assert [item["id"] for item in second["data"]] == [people["admin"].id]
     assert past_end == {
         "data": [],
-        "meta": {"currentPage": 9, "totalPages": 2, "totalItems": 4, "itemsPerPage": 3},
+        "meta": {
+            "currentPage": 9,
+            "totalPages": 2,
+            "totalItems": 4,
+            "itemsPerPage": 3,
+            "next_cursor": None,
+        },
     }
     empty = (await client.get("/api/users?search=nobody", headers=headers)).json()
-    assert empty["meta"] == {"currentPage": 1, "totalPages": 1, "totalItems": 0, "itemsPerPage": 20}
+    assert empty["meta"] == {
+        "currentPage": 1,
+        "totalPages": 1,
+        "totalItems": 0,
+        "itemsPerPage": 20,
+        "next_cursor": None,
+    }
 
 
 @pytest.mark.parametrize(
@@ -146,6 +170,7 @@ async def test_admin_users_answers_the_8_1_envelope(app: FastAPI, client: httpx.
 
     assert response.status_code == 200
     body = response.json()
+    assert isinstance(body["meta"].pop("next_cursor"), str)  # a page follows
     assert body["meta"] == {"current_page": 2, "per_page": 1, "total": 3, "last_page": 3, "from": 2, "to": 2}
     assert body["links"] == {
         "first": "/api/admin/users?search=example&page=1&limit=1",
@@ -170,6 +195,7 @@ async def test_admin_users_defaults_and_empty_pages(app: FastAPI, client: httpx.
         "last_page": 1,
         "from": None,
         "to": None,
+        "next_cursor": None,
     }
     assert body["links"]["next"] is None and body["links"]["prev"] == "/api/admin/users?page=4&limit=20"
 
