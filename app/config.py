@@ -99,6 +99,7 @@ class Settings(BaseSettings):
     webhook_secret: SecretStr = SecretStr("")
     inbound_secret: SecretStr = SecretStr("")
     inbound_dedup_days: int = 7
+    inbound_max_part: int = 1024 * 1024  # bytes of a text or HTML body part read; the rest is cut
 
     _split = field_validator("cors_origins", "expiry_alert_days", "inbound_providers", mode="before")(
         _split_commas

@@ -1,213 +1,188 @@
-"""The new text of an email reply: quotes, quoted-message headers and signatures removed.
+"""The new text of an email reply: quotes, quoted messages' headers, signatures and footers removed.
 
-Text: lines starting with `>` are dropped; everything from the first quote header ("On ... wrote:" in
-English, German, French, Spanish, Italian, Dutch, also wrapped over two lines; Outlook's "-----Original
-Message-----", its underscore separator and "From: / Sent:" header blocks) or signature ("-- ", phone and
-app footers) on is cut. HTML (used only when there is no text part): Gmail, Apple Mail, Thunderbird,
-Yahoo and Outlook quote containers and every blockquote are skipped, Outlook's reply header ends the
-reply, and what is left is converted to text and put through the text rules.
+One pass over the lines, each looked at a bounded number of times, so the time is linear in the input
+(`reply_lines.py` says why each check is). What ends the reply, by shape rather than by any one mail
+program's wording:
+
+- an attribution: one to four lines holding a date or time (or an address), ending with a colon, like
+  "On Mon, 2 Apr 2012 at 18:26, Ann <ann@example.com> wrote:" in any language and however wrapped. When
+  quoted lines (`>`) follow it, only it and the quote are dropped and what follows is kept (a reply
+  written below or between quotes); when the original follows unquoted, everything from it on is cut.
+  One at the very top (nothing written before it) is dropped, the rest kept (bottom-posting);
+- a header block: `Label: value` lines (From/Sent/To, Von/Gesendet, De/Envoyé, 发件人...) holding a time
+  and an address, or four of them holding a time; a titled separator (`-----Original Message-----`);
+- a signature delimiter (`-- `) or any line of dashes, underscores...; a mail program's footer ("Sent
+  from my iPhone", "Envoyé depuis mon iPhone") when nothing of the writer's follows it.
+
+Forwarded messages ("---------- Forwarded message ----------") are kept: forwarding is what was sent.
+HTML is converted first by `html_text.py`, which marks quote containers and rules for these rules.
 """
 
 from __future__ import annotations
 
-import re
-from html.parser import HTMLParser
+import asyncio
 
-_WROTE = [
-    r"On\b.{3,}\bwrote:",  # English
-    r"Am\b.{3,}\bschrieb\b.*:",  # German ("Am ... schrieb Ann <a@b>:")
-    r"Le\b.{3,}\ba\s+écrit\s*:",  # French
-    r"El\b.{3,}\bescribió\s*:",  # Spanish
-    r"Il\b.{3,}\bha\s+scritto\s*:",  # Italian
-    r"Op\b.{3,}\bschreef\b.*:",  # Dutch
-]
-_WROTE_LINE = re.compile(rf"^\s*(?:{'|'.join(_WROTE)})\s*$", re.IGNORECASE)
-_WROTE_START = re.compile(r"^\s*(?:On|Am|Le|El|Il|Op)\s", re.IGNORECASE)
-
-_SEPARATOR = re.compile(
-    r"^\s*(?:-{2,}\s*(?:Original Message|Ursprüngliche Nachricht|Message d'origine|Mensaje original"
-    r"|Messaggio originale|Oorspronkelijk bericht|Forwarded message|Weitergeleitete Nachricht)\s*-{2,}"
-    r"|_{20,}|Begin forwarded message:)\s*$",
-    re.IGNORECASE,
-)
-_FROM_HEADER = re.compile(r"^\s*\*?(?:From|Von|De|Da|Van)\s*:\*?\s*\S", re.IGNORECASE)
-_SENT_HEADER = re.compile(
-    r"^\s*\*?(?:Sent|Date|Gesendet|Datum|Envoyé|Enviado|Fecha|Inviato|Data|Verzonden|Datum)\s*:\*?\s*\S",
-    re.IGNORECASE,
-)
-# "From: Ann Sent: Monday ... To: ... Subject: ..." on one line (an HTML header block flattened).
-_ONE_LINE_HEADER = re.compile(
-    r"^\s*(?:From|Von|De|Van)\s*:.*\b(?:Sent|Gesendet|Envoyé|Enviado|Verzonden)\s*:"
+from app.inbound.html_text import QUOTE_MARK, RULE_MARK, clean, html_to_text, tidy
+from app.inbound.reply_lines import (
+    MAX_SHAPED_LINE,
+    ends_sentence,
+    has_address,
+    has_date,
+    has_time,
+    has_wrote_word,
+    is_delimiter,
+    is_footer,
+    is_forward_marker,
+    is_quote,
+    label_of,
+    titled_separator,
 )
 
-_SIGNATURE = re.compile(r"^(?:--|-- )$")
-_FOOTER = re.compile(
-    r"^\s*(?:Sent from my \w[\w ]{0,40}|Sent from (?:Outlook|Mail|Yahoo Mail)\b.{0,60}"
-    r"|Get Outlook for (?:iOS|Android)\b.{0,40}|Sent (?:with|via) \w[\w ]{0,40}"
-    r"|Von meinem \w[\w ]{0,40} gesendet|Gesendet von meinem \w[\w ]{0,40}"
-    r"|Envoyé de mon \w[\w ]{0,40}|Enviado desde mi \w[\w ]{0,40}"
-    r"|Inviato da(?:l mio)? \w[\w ]{0,40}|Verstuurd vanaf mijn \w[\w ]{0,40})\s*[.!]?\s*$",
-    re.IGNORECASE,
-)
-_HEADER_LOOKAHEAD = 4
+__all__ = ["extract_reply", "extract_reply_off_loop", "html_to_text", "reply_from_html", "reply_from_text"]
+
+_ATTRIBUTION_LINES = 4  # non-blank lines an attribution may be wrapped over
+_ATTRIBUTION_SPAN = 6  # physical lines, blank ones included
+_HEADER_BLOCK_LINES = 14
+_LOOKAHEAD = 50  # blank lines looked past to find what follows a line
 
 
-def _is_attribution(line: str) -> bool:
-    # A real attribution carries a date or time; "On Monday I wrote:" in a sentence does not.
-    return bool(_WROTE_LINE.match(line)) and any(char.isdigit() for char in line)
+def _next_text(lines: list[str], start: int) -> int | None:
+    for index in range(start, min(len(lines), start + _LOOKAHEAD)):
+        if lines[index].strip():
+            return index
+    return None
 
 
-def _ends_reply(lines: list[str], index: int) -> bool:
-    line = lines[index]
-    if _is_attribution(line) or _SEPARATOR.match(line) or _ONE_LINE_HEADER.match(line):
+def _followed_by_quote(lines: list[str], start: int) -> bool:
+    index = _next_text(lines, start)
+    if index is None:
+        return False
+    following = lines[index].strip()
+    return following == QUOTE_MARK or is_quote(following)
+
+
+def _attribution_end(lines: list[str], start: int) -> int | None:
+    """The last line of an attribution starting at `start`, or None."""
+    first = lines[start].strip()
+    if len(first) > MAX_SHAPED_LINE or is_quote(first) or not (has_date(first) or has_address(first)):
+        return None
+    parts = [first]
+    index = start
+    blanks = 0
+    while not parts[-1].endswith((":", "\uff1a")):
+        if (
+            len(parts) == 1
+            and has_date(first)
+            and has_address(first)
+            and _followed_by_quote(lines, start + 1)
+        ):
+            return start  # Gmail's old "2013/7/20 Ann <ann@example.com>" with no colon, then the quote
+        if len(parts) == _ATTRIBUTION_LINES or ends_sentence(parts[-1]):
+            return None
+        index += 1
+        if index >= len(lines) or index - start >= _ATTRIBUTION_SPAN:
+            return None
+        line = lines[index].strip()
+        if not line:
+            blanks += 1
+            if blanks > 1:
+                return None
+            continue
+        joined = " ".join(parts)
+        # A quoted line only continues an address broken inside its <...> (Polymail's "<\nmailto:...\n>").
+        if len(line) > MAX_SHAPED_LINE or (is_quote(line) and joined.count("<") <= joined.count(">")):
+            return None
+        parts.append(line)
+    joined = " ".join(parts)
+    date, address, wrote = has_date(joined), has_address(joined), has_wrote_word(joined)
+    if _followed_by_quote(lines, index + 1):
+        return index if date or address or wrote else None
+    return index if date and (address or wrote) else None
+
+
+def _header_block(lines: list[str], start: int) -> bool:
+    """Whether `Label: value` lines from `start` are a quoted message's header block."""
+    labels = 0
+    loose = 0
+    time = address = False
+    for index in range(start, min(len(lines), start + _HEADER_BLOCK_LINES)):
+        line = lines[index].strip()
+        if not line or len(line) > MAX_SHAPED_LINE:
+            break
+        if label_of(line) is not None:
+            labels += 1
+            loose = 0
+        else:  # a value wrapped onto the next line
+            loose += 1
+            if loose > 1:
+                break
+        time = time or has_time(line)
+        address = address or has_address(line)
+    return time and ((labels >= 2 and address) or labels >= 4)
+
+
+def _starts_quoted_message(lines: list[str], index: int) -> bool:
+    line = lines[index].strip()
+    if line in (QUOTE_MARK, RULE_MARK) or is_quote(line) or is_delimiter(line) or is_footer(line):
         return True
-    if _SIGNATURE.match(line) or _FOOTER.match(line):
+    if titled_separator(line) is not None:
         return True
-    following = lines[index + 1 : index + 1 + _HEADER_LOOKAHEAD]
-    if _FROM_HEADER.match(line) and any(_SENT_HEADER.match(other) for other in following):
+    if label_of(line) is not None and _header_block(lines, index):
         return True
-    # "On Mon, 5 Jan 2026 at 10:00, Ann <ann@example.com>\nwrote:" wrapped by the sender's client.
-    return bool(
-        _WROTE_START.match(line)
-        and index + 1 < len(lines)
-        and _is_attribution(f"{line.rstrip()} {lines[index + 1].strip()}")
-    )
+    return _attribution_end(lines, index) is not None
+
+
+def _scan(lines: list[str]) -> str:
+    kept: list[str] = []
+    wrote = False  # whether anything of the writer's was kept yet
+    index = 0
+    while index < len(lines):
+        line = lines[index].strip()
+        if not line:
+            kept.append("")
+        elif line == QUOTE_MARK or is_quote(line):
+            pass
+        elif line == RULE_MARK:
+            following = _next_text(lines, index + 1)
+            if following is not None and label_of(lines[following].strip()) is not None:
+                break
+        elif is_forward_marker(line):
+            while index < len(lines) and lines[index].strip():  # the marker and the forwarded headers
+                kept.append(lines[index].rstrip())
+                index += 1
+            wrote = True
+            continue
+        elif is_delimiter(line) or titled_separator(line) is not None:
+            break
+        elif is_footer(line):
+            following = _next_text(lines, index + 1)
+            if following is None or _starts_quoted_message(lines, following):
+                break
+            kept.append(lines[index].rstrip())
+            wrote = True
+        elif label_of(line) is not None and _header_block(lines, index):
+            break
+        else:
+            end = _attribution_end(lines, index)
+            if end is None:
+                kept.append(lines[index].rstrip())
+                wrote = True
+            elif wrote and not _followed_by_quote(lines, end + 1):
+                break
+            else:
+                index = end
+        index += 1
+    return tidy(kept)
 
 
 def reply_from_text(text: str) -> str:
     """The new part of a plain-text reply."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").replace("\xa0", " ").split("\n")
-    kept: list[str] = []
-    for index, line in enumerate(lines):
-        if _ends_reply(lines, index):
-            break
-        if line.lstrip().startswith(">"):
-            continue
-        kept.append(line.rstrip())
-    return _tidy(kept)
-
-
-def _tidy(lines: list[str]) -> str:
-    """No leading or trailing blank lines, and at most one blank line in a row."""
-    tidy: list[str] = []
-    for line in lines:
-        if not line.strip():
-            if tidy and tidy[-1]:
-                tidy.append("")
-            continue
-        tidy.append(line)
-    while tidy and not tidy[-1]:
-        tidy.pop()
-    return "\n".join(tidy)
-
-
-_BLOCKS = {
-    "address", "article", "aside", "dd", "div", "dl", "dt", "fieldset", "figure", "footer", "form",
-    "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "pre", "section",
-    "table", "tr", "ul",
-}  # fmt: skip
-_PARAGRAPHS = {"p"}
-_INVISIBLE = {"head", "script", "style", "title", "template"}
-_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
-# Containers whose content is a quote or a signature, never the reply.
-_SKIP_CLASSES = {"gmail_quote", "gmail_quote_container", "gmail_signature", "yahoo_quoted", "moz-cite-prefix"}
-# Elements that start the quoted message in Outlook: everything from them on is the original.
-_STOP_IDS = {"divrplyfwdmsg", "appendonsend", "x_divrplyfwdmsg", "x_appendonsend"}
-
-
-def _starts_outlook_quote(tag: str, attributes: dict[str, str]) -> bool:
-    if attributes.get("id", "").lower() in _STOP_IDS:
-        return True
-    style = attributes.get("style", "").replace(" ", "").lower()
-    # Outlook desktop: <div style="border:none;border-top:solid #E1E1E1 1.0pt;..."><p><b>From:</b> ...
-    return tag == "div" and "border-top:solid" in style and "border:none" in style
-
-
-class _ReplyHtml(HTMLParser):
-    def __init__(self, strip_quotes: bool) -> None:
-        super().__init__(convert_charrefs=True)
-        self.strip_quotes = strip_quotes
-        self.parts: list[str] = []
-        self.skip_stack: list[str] = []  # open tags of a skipped subtree (the first is its root)
-        self.invisible = 0
-        self.stopped = False
-
-    def _skipping(self) -> bool:
-        return self.stopped or bool(self.skip_stack) or self.invisible > 0
-
-    def _newline(self, blank: bool = False) -> None:
-        text = "".join(self.parts)
-        if not text:
-            return
-        wanted = "\n\n" if blank else "\n"
-        if not text.endswith(wanted):
-            self.parts.append("\n" if text.endswith("\n") else wanted)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if self.stopped:
-            return
-        attributes = {name.lower(): (value or "") for name, value in attrs}
-        if self.skip_stack:
-            if tag not in _VOID:
-                self.skip_stack.append(tag)
-            return
-        if tag in _INVISIBLE:
-            self.invisible += 1
-            return
-        if self.strip_quotes:
-            if _starts_outlook_quote(tag, attributes):
-                self.stopped = True
-                return
-            classes = set(attributes.get("class", "").split())
-            if tag == "blockquote" or classes & _SKIP_CLASSES or "gmail_signature" in attributes.values():
-                self.skip_stack.append(tag)
-                return
-        if tag == "br":
-            self.parts.append("\n")
-        elif tag in _BLOCKS:
-            self._newline()
-        elif tag in _PARAGRAPHS:
-            self._newline(blank=True)
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.handle_starttag(tag, attrs)
-        if tag not in _VOID:
-            self.handle_endtag(tag)
-
-    def handle_endtag(self, tag: str) -> None:
-        if self.stopped:
-            return
-        if self.skip_stack:
-            # Pop to the matching open tag (HTML in emails is often not well nested).
-            if tag in self.skip_stack:
-                while self.skip_stack and self.skip_stack.pop() != tag:
-                    pass
-            return
-        if tag in _INVISIBLE:
-            self.invisible = max(0, self.invisible - 1)
-        elif tag in _BLOCKS:
-            self._newline()
-        elif tag in _PARAGRAPHS:
-            self._newline(blank=True)
-
-    def handle_data(self, data: str) -> None:
-        if self._skipping():
-            return
-        self.parts.append(re.sub(r"[ \t\r\n\f]+", " ", data))
-
-
-def html_to_text(html: str, *, strip_quotes: bool = False) -> str:
-    """Readable text of an HTML body (stdlib html.parser); optionally without quoted sections."""
-    parser = _ReplyHtml(strip_quotes)
-    parser.feed(html)
-    parser.close()
-    lines = [line.replace("\xa0", " ").strip() for line in "".join(parser.parts).split("\n")]
-    return _tidy(lines)
+    return _scan(clean(text.replace("\r\n", "\n").replace("\r", "\n")).split("\n"))
 
 
 def reply_from_html(html: str) -> str:
     """The new part of an HTML-only reply."""
-    return reply_from_text(html_to_text(html, strip_quotes=True))
+    return _scan(html_to_text(html, strip_quotes=True).split("\n"))
 
 
 def extract_reply(text: str, html: str) -> str:
@@ -217,3 +192,22 @@ def extract_reply(text: str, html: str) -> str:
     if html.strip():
         return reply_from_html(html)
     return ""
+
+
+def cut_part(part: str, max_bytes: int) -> str:
+    """At most `max_bytes` of UTF-8 of a body part (a character cut in two is dropped)."""
+    if len(part) * 4 <= max_bytes:
+        return part
+    encoded = part.encode("utf-8", "replace")
+    if len(encoded) <= max_bytes:
+        return part
+    return encoded[:max_bytes].decode("utf-8", "ignore")
+
+
+async def extract_reply_off_loop(text: str, html: str, *, max_part: int) -> str:
+    """`extract_reply` on parts cut to `max_part` bytes, in a worker thread: the event loop keeps serving."""
+
+    def work() -> str:
+        return extract_reply(cut_part(text, max_part), cut_part(html, max_part))
+
+    return await asyncio.to_thread(work)

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
 
-from app.inbound.reply import extract_reply, html_to_text, reply_from_text
+from app.inbound import reply as reply_module
+from app.inbound.reply import cut_part, extract_reply, extract_reply_off_loop, html_to_text, reply_from_text
 from tests.inbound.reply_corpus import load_cases, scores
 
 CASES = load_cases()
@@ -52,3 +54,30 @@ def test_badly_nested_html_does_not_swallow_the_reply() -> None:
     html = "<div>Before<blockquote><div>quoted</blockquote></div><p>After</p>"
 
     assert extract_reply("", html) == "Before\n\nAfter"
+
+
+def test_a_quadratic_input_for_html_parser_is_read_as_text() -> None:
+    # html.parser rescans "</" and "<a " runs; our tokenizer reads each character once.
+    assert html_to_text("<p>Kept</p>" + "</" * 20_000) == "Kept"
+    assert extract_reply("", "<div>Kept</div><a " * 1) == "Kept"
+
+
+def test_parts_over_the_limit_are_cut_before_parsing() -> None:
+    assert cut_part("é" * 10, 5) == "éé"  # 2 bytes each: the third would be cut in two, so it is dropped
+    assert cut_part("short", 1024) == "short"
+
+
+async def test_extraction_runs_off_the_event_loop_on_the_cut_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    loop_thread = threading.get_ident()
+    threads: list[int] = []
+    original = reply_module.extract_reply
+
+    def spy(text: str, html: str) -> str:
+        threads.append(threading.get_ident())
+        return original(text, html)
+
+    monkeypatch.setattr(reply_module, "extract_reply", spy)
+    reply = await extract_reply_off_loop("Kept line\n" + "x" * 5000, "", max_part=12)
+
+    assert reply == "Kept line\nxx"  # 12 bytes
+    assert threads and threads[0] != loop_thread
