@@ -15,6 +15,7 @@ MAX_SHAPED_LINE = 300
 _TIME = re.compile(r"(?<!\d)\d{1,2}\s?[:h.]\s?\d{2}(?!\d)|(?<!\d)\d{1,2}\s?[ap]\.?m\b", re.IGNORECASE)
 _CLOCK = re.compile(r"(?<!\d)\d{1,2}:\d{2}(?!\d)")  # header blocks: "Sent: Monday, ... 5:44 PM"
 _DATE = re.compile(r"(?<!\d)(?:1[89]|20)\d{2}(?!\d)|(?<!\d)\d{1,2}[./-]\d{1,2}[./-]\d{2,4}(?!\d)")
+_DIGIT = re.compile(r"\d")
 _ADDRESS = re.compile(r"[\w.+-]@[\w-]{1,63}\.\w|mailto:")
 # The verb of an attribution in the languages mail programs ship ("Ann wrote:"); one signal among others.
 _WROTE_WORDS = (
@@ -62,8 +63,8 @@ def is_quote(stripped: str) -> bool:
 
 def is_delimiter(stripped: str) -> bool:
     """A line of dashes, underscores, equal signs...: what separates a signature or a footer."""
-    if stripped in ("--", "-- "):
-        return True
+    if not stripped or stripped[0] not in _DELIMITER_CHARS:
+        return False
     return (len(stripped) >= 2 and set(stripped) <= _DELIMITER_CHARS) or stripped in ("\u2014", "\u2013")
 
 
@@ -100,15 +101,15 @@ def label_of(stripped: str) -> str | None:
 
 
 def has_time(text: str) -> bool:
-    return bool(_CLOCK.search(text))
+    return ":" in text and bool(_CLOCK.search(text))
 
 
 def has_date(text: str) -> bool:
-    return bool(_TIME.search(text) or _DATE.search(text))
+    return bool(_DIGIT.search(text)) and bool(_TIME.search(text) or _DATE.search(text))
 
 
 def has_address(text: str) -> bool:
-    return bool(_ADDRESS.search(text))
+    return ("@" in text or ":" in text) and bool(_ADDRESS.search(text))
 
 
 def has_wrote_word(text: str) -> bool:
