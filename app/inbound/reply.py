@@ -21,6 +21,7 @@ HTML is converted first by `html_text.py`, which marks quote containers and rule
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 
 from app.inbound.html_text import QUOTE_MARK, RULE_MARK, clean, html_to_text, tidy
 from app.inbound.reply_lines import (
@@ -37,13 +38,39 @@ from app.inbound.reply_lines import (
     label_of,
     titled_separator,
 )
+from app.notifications.render import REPLY_MARKER
 
-__all__ = ["extract_reply", "extract_reply_off_loop", "html_to_text", "reply_from_html", "reply_from_text"]
+__all__ = [
+    "OurAddresses",
+    "extract_reply",
+    "extract_reply_off_loop",
+    "html_to_text",
+    "reply_from_html",
+    "reply_from_text",
+]
 
 _ATTRIBUTION_LINES = 4  # non-blank lines an attribution may be wrapped over
 _ATTRIBUTION_SPAN = 6  # physical lines, blank ones included
 _HEADER_BLOCK_LINES = 14
 _LOOKAHEAD = 50  # blank lines looked past to find what follows a line
+_MARKER_WORDS = REPLY_MARKER.strip("- ")
+_COLONS = (":", "\uff1a")
+
+
+@dataclass(frozen=True)
+class OurAddresses:
+    """The service's sender address and reply domain: a line naming them starts a quoted email of ours."""
+
+    sender: str  # "notifications@warranty.example"
+    mail_domain: str  # replies go to claim+<id>@mail_domain
+
+    def named_in(self, line: str) -> bool:
+        if "@" not in line:
+            return False
+        lowered = line.lower()
+        if self.sender and self.sender.lower() in lowered:
+            return True
+        return "claim+" in lowered and f"@{self.mail_domain.lower()}" in lowered
 
 
 def _next_text(lines: list[str], start: int) -> int | None:
@@ -61,6 +88,20 @@ def _followed_by_quote(lines: list[str], start: int) -> bool:
     return following == QUOTE_MARK or is_quote(following)
 
 
+def _names_us(lines: list[str], index: int, ours: OurAddresses | None) -> bool:
+    """An attribution or `From:` line naming our address, in any language ("Warranty <...> a écrit :"),
+    also with the address wrapped onto the next line."""
+    line = lines[index].strip()
+    if ours is None or len(line) > MAX_SHAPED_LINE:
+        return False
+    following = _next_text(lines, index + 1)
+    next_line = lines[following].strip() if following is not None else ""
+    if ours.named_in(line):
+        return line.endswith(_COLONS) or label_of(line) is not None or next_line.endswith(_COLONS)
+    wrapped = following == index + 1 and len(next_line) <= MAX_SHAPED_LINE and not ends_sentence(line)
+    return wrapped and next_line.endswith(_COLONS) and ours.named_in(next_line)
+
+
 def _attribution_end(lines: list[str], start: int) -> int | None:
     """The last line of an attribution starting at `start`, or None."""
     first = lines[start].strip()
@@ -69,7 +110,7 @@ def _attribution_end(lines: list[str], start: int) -> int | None:
     parts = [first]
     index = start
     blanks = 0
-    while not parts[-1].endswith((":", "\uff1a")):
+    while not parts[-1].endswith(_COLONS):
         if (
             len(parts) == 1
             and has_date(first)
@@ -132,7 +173,7 @@ def _starts_quoted_message(lines: list[str], index: int) -> bool:
     return _attribution_end(lines, index) is not None
 
 
-def _scan(lines: list[str]) -> str:
+def _scan(lines: list[str], ours: OurAddresses | None = None) -> str:
     kept: list[str] = []
     wrote = False  # whether anything of the writer's was kept yet
     index = 0
@@ -140,6 +181,9 @@ def _scan(lines: list[str]) -> str:
         line = lines[index].strip()
         if not line:
             kept.append("")
+        elif _MARKER_WORDS in line or _names_us(lines, index, ours):
+            if wrote:  # our email, quoted or not, starts here
+                break
         elif line == QUOTE_MARK or is_quote(line):
             pass
         elif line == RULE_MARK:
@@ -175,22 +219,22 @@ def _scan(lines: list[str]) -> str:
     return tidy(kept)
 
 
-def reply_from_text(text: str) -> str:
+def reply_from_text(text: str, ours: OurAddresses | None = None) -> str:
     """The new part of a plain-text reply."""
-    return _scan(clean(text.replace("\r\n", "\n").replace("\r", "\n")).split("\n"))
+    return _scan(clean(text.replace("\r\n", "\n").replace("\r", "\n")).split("\n"), ours)
 
 
-def reply_from_html(html: str) -> str:
+def reply_from_html(html: str, ours: OurAddresses | None = None) -> str:
     """The new part of an HTML-only reply."""
-    return _scan(html_to_text(html, strip_quotes=True).split("\n"))
+    return _scan(html_to_text(html, strip_quotes=True).split("\n"), ours)
 
 
-def extract_reply(text: str, html: str) -> str:
+def extract_reply(text: str, html: str, ours: OurAddresses | None = None) -> str:
     """The new reply text: from the text part when there is one, else from the HTML part."""
     if text.strip():
-        return reply_from_text(text)
+        return reply_from_text(text, ours)
     if html.strip():
-        return reply_from_html(html)
+        return reply_from_html(html, ours)
     return ""
 
 
@@ -204,10 +248,12 @@ def cut_part(part: str, max_bytes: int) -> str:
     return encoded[:max_bytes].decode("utf-8", "ignore")
 
 
-async def extract_reply_off_loop(text: str, html: str, *, max_part: int) -> str:
+async def extract_reply_off_loop(
+    text: str, html: str, *, max_part: int, ours: OurAddresses | None = None
+) -> str:
     """`extract_reply` on parts cut to `max_part` bytes, in a worker thread: the event loop keeps serving."""
 
     def work() -> str:
-        return extract_reply(cut_part(text, max_part), cut_part(html, max_part))
+        return extract_reply(cut_part(text, max_part), cut_part(html, max_part), ours)
 
     return await asyncio.to_thread(work)

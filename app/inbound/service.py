@@ -17,8 +17,8 @@ from app.errors import Conflict, Forbidden, NotFound, PayloadTooLarge, Unsupport
 from app.inbound import deliveries
 from app.inbound.attachments import pick_attachment
 from app.inbound.formats import InboundEmail, NotAnEmail, claim_id_from, parse_payload
-from app.inbound.guards import is_automated
-from app.inbound.reply import extract_reply_off_loop
+from app.inbound.guards import is_automated, own_address
+from app.inbound.reply import OurAddresses, extract_reply_off_loop
 from app.messages.service import AttachmentUpload, post_message
 from app.models import Claim, User
 from app.users.repository import UserRepository
@@ -81,7 +81,10 @@ async def _post(
     sender: User,
     keys: list[str],
 ) -> Outcome:
-    reply = await extract_reply_off_loop(email.text, email.html, max_part=settings.inbound_max_part)
+    ours = OurAddresses(sender=own_address(settings), mail_domain=settings.mail_domain)
+    reply = await extract_reply_off_loop(
+        email.text, email.html, max_part=settings.inbound_max_part, ours=ours
+    )
     text = reply[:MAX_MESSAGE_LENGTH].rstrip()
     picked = await pick_attachment(email.attachments, settings)
     if not text and picked is None:

@@ -6,7 +6,14 @@ from typing import Any
 import pytest
 
 from app.inbound import reply as reply_module
-from app.inbound.reply import cut_part, extract_reply, extract_reply_off_loop, html_to_text, reply_from_text
+from app.inbound.reply import (
+    OurAddresses,
+    cut_part,
+    extract_reply,
+    extract_reply_off_loop,
+    html_to_text,
+    reply_from_text,
+)
 from tests.inbound.reply_corpus import load_cases, scores
 
 CASES = load_cases()
@@ -72,9 +79,9 @@ async def test_extraction_runs_off_the_event_loop_on_the_cut_parts(monkeypatch: 
     threads: list[int] = []
     original = reply_module.extract_reply
 
-    def spy(text: str, html: str) -> str:
+    def spy(text: str, html: str, ours: OurAddresses | None = None) -> str:
         threads.append(threading.get_ident())
-        return original(text, html)
+        return original(text, html, ours)
 
     monkeypatch.setattr(reply_module, "extract_reply", spy)
     reply = await extract_reply_off_loop("Kept line\n" + "x" * 5000, "", max_part=12)
