@@ -9,11 +9,13 @@ from typing import Any
 
 from alembic import context
 from alembic.runtime.migration import MigrationContext, MigrationInfo
-from sqlalchemy import text
+from sqlalchemy import event, text
 from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 import app.models
 from app.config import Settings
+from app.core import sqlite_ids
 from app.core.db import create_engine
 from app.core.migrate import MIGRATION_LOCK_KEY
 
@@ -22,6 +24,7 @@ if config.config_file_name is not None and config.attributes.get("configure_logg
     fileConfig(config.config_file_name, disable_existing_loggers=False)
 
 target_metadata = app.models.Base.metadata
+sqlite_ids.install()  # tables rebuilt by batch migrations keep AUTOINCREMENT on SQLite
 
 
 def _database_url() -> str:
@@ -57,8 +60,22 @@ def _run_sync(connection: Connection) -> None:
         context.run_migrations()
 
 
+def _without_foreign_keys(engine: AsyncEngine) -> None:
+    """Migrations rebuild SQLite tables (batch mode: copy, drop, rename); with foreign keys on, dropping
+    a parent would cascade into its children. Off for the run, as SQLite's ALTER TABLE guide says (a
+    pragma only takes effect outside a transaction: here, on connect)."""
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _off(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys=OFF")
+        cursor.close()
+
+
 async def _run_online() -> None:
     engine = create_engine(Settings(database_url=_database_url()))
+    if engine.dialect.name == "sqlite":
+        _without_foreign_keys(engine)
     try:
         async with engine.connect() as connection:
             await connection.run_sync(_run_sync)

@@ -19,6 +19,11 @@ from app.models.user import (
     User,
 )
 
+# Ids are never given again after a delete: SQLite hands out max(id) + 1 unless the table says
+# AUTOINCREMENT (PostgreSQL's sequences never go back). Every table, including ones added later.
+for _table in Base.metadata.tables.values():
+    _table.dialect_kwargs["sqlite_autoincrement"] = True
+
 __all__ = [
     "CLAIM_STATUSES",
     "ROLES",

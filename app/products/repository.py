@@ -29,6 +29,7 @@ from app.core.pagination import KeyKind
 from app.core.repository import Repository
 from app.models import ROLE_ADMIN, Claim, Message, Product, Receipt, User
 from app.products.warranty import expiry_date
+from app.realtime.forget import forget_claims
 
 PRODUCTS_ALL = "products:all"
 MAX_ID = 2**31 - 1
@@ -259,7 +260,9 @@ class ProductRepository(Repository):
 
     async def delete(self, product: Product) -> None:
         """Delete the row; the foreign keys take its receipts, claims, messages and alerts along. Claims
-        and messages leave every kind of page, so every cached page goes."""
+        and messages leave every kind of page, so every cached page goes; its claims' events leave the
+        hub's history."""
+        await forget_claims(self.session, select(Claim.id).where(Claim.product_id == product.id))
         await self.session.execute(delete(Product).where(Product.id == product.id))
         invalidate(self.session, EVERYTHING)
 

@@ -4,13 +4,26 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import Depends
-from sqlalchemy import ColumnElement, String, bindparam, cast, func, or_, select, true, tuple_, union_all
+from sqlalchemy import (
+    ColumnElement,
+    Select,
+    String,
+    bindparam,
+    cast,
+    func,
+    or_,
+    select,
+    true,
+    tuple_,
+    union_all,
+)
 from sqlalchemy.exc import IntegrityError
 
 from app.core.cache import invalidate
 from app.core.repository import Repository
 from app.errors import Conflict
 from app.models import ROLE_ADMIN, ROLE_USER, Claim, Message, Product, Receipt, User
+from app.realtime.forget import forget_claims
 
 USERS_SCOPE = "users:all"
 
@@ -129,9 +142,7 @@ class UserRepository(Repository):
         """Storage keys of the files that go with the user's account (receipts of their products,
         attachments of their claims), in one query."""
         own_products = select(Product.id).where(Product.owner_id == user_id)
-        own_claims = select(Claim.id).where(
-            or_(Claim.customer_id == user_id, Claim.product_id.in_(own_products))
-        )
+        own_claims = self._own_claim_ids(user_id)
         receipts = select(Receipt.storage_key.label("key")).where(Receipt.product_id.in_(own_products))
         attachments = select(Message.attachment_key.label("key")).where(
             Message.claim_id.in_(own_claims), Message.attachment_key.is_not(None)
@@ -139,9 +150,17 @@ class UserRepository(Repository):
         result = await self.session.scalars(union_all(receipts, attachments))
         return [key for key in result if key]
 
+    @staticmethod
+    def _own_claim_ids(user_id: int) -> Select[Any]:
+        """The claims that go with the account: its own, and those on its products."""
+        own_products = select(Product.id).where(Product.owner_id == user_id)
+        return select(Claim.id).where(or_(Claim.customer_id == user_id, Claim.product_id.in_(own_products)))
+
     async def delete(self, user: User) -> None:
         """Delete the row; the foreign keys remove the rest (products, receipts, claims, messages, tokens)
-        and null the references that stay (supplier of other claims, sender of other messages)."""
+        and null the references that stay (supplier of other claims, sender of other messages). The
+        events of the claims that go leave the hub's history."""
+        await forget_claims(self.session, self._own_claim_ids(user.id))
         await self.session.delete(user)
         await self.session.flush()
 
