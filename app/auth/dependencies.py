@@ -17,11 +17,16 @@ from app.users.repository import UserRepo
 _bearer = HTTPBearer(auto_error=False, description="The access token from POST /api/login.")
 
 
-async def user_for(claims: AccessClaims, users: UserRepo) -> User:
-    user = await users.get(claims.user_id)
-    if user is None:
+def check_credentials(claims: AccessClaims, user: User | None) -> User:
+    """The token's user, unless the account is gone or its password changed since the token was issued:
+    401 AUTH_TOKEN_INVALID (ids are never reused, so a deleted account's token finds no one)."""
+    if user is None or user.credential_version != claims.credential_version:
         raise Unauthorized("The access token is not valid.", code="AUTH_TOKEN_INVALID")
     return user
+
+
+async def user_for(claims: AccessClaims, users: UserRepo) -> User:
+    return check_credentials(claims, await users.get(claims.user_id))
 
 
 async def current_claims(

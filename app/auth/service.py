@@ -53,7 +53,9 @@ async def login(
 
 async def sign_in(user: User, *, settings: Settings, refresh_tokens: RefreshTokenRepository) -> SignedIn:
     refresh_token, family = await refresh_tokens.issue(user.id)
-    token = create_access_token(settings, user.id, normalize_roles(user.roles), family)
+    token = create_access_token(
+        settings, user.id, normalize_roles(user.roles), family, user.credential_version
+    )
     return SignedIn(user=user, token=token, refresh_token=refresh_token)
 
 
@@ -64,7 +66,10 @@ async def refresh(
     user = await users.get(user_id)
     if user is None:
         raise Unauthorized("The refresh token is not valid; sign in again.", code="AUTH_TOKEN_INVALID")
-    return create_access_token(settings, user.id, normalize_roles(user.roles), family), new_refresh
+    token = create_access_token(
+        settings, user.id, normalize_roles(user.roles), family, user.credential_version
+    )
+    return token, new_refresh
 
 
 async def register(
@@ -88,6 +93,7 @@ async def change_password(
         # A 400, not a 401: the caller is signed in, only this field is wrong.
         raise ValidationFailed.field("currentPassword", "is not the current password")
     user.password_hash = await hasher.hash(new_password)
+    user.credential_version += 1  # every access token issued before this one is refused from now on
     await refresh_tokens.revoke_all_for_user(user.id, keep_family=keep_family)
 
 
@@ -145,6 +151,7 @@ async def reset_password(
     if spent.rowcount != 1 or user is None:  # type: ignore[attr-defined]
         raise _bad_reset_token()
     user.password_hash = await hasher.hash(new_password)
+    user.credential_version += 1
     await session.execute(
         update(PasswordResetToken)
         .where(PasswordResetToken.user_id == user.id, PasswordResetToken.used_at.is_(None))

@@ -58,7 +58,7 @@ def _version_statement(scope_count: int) -> Select[Any]:
 def _freshness_statement(scope_count: int) -> Select[Any]:
     """The caller's roles and the scopes' version: whether a cached page still holds, in one round trip."""
     version = _version_statement(scope_count).scalar_subquery()
-    return select(_users.roles, version).where(_users.id == bindparam("user_id"))
+    return select(_users.roles, _users.credential_version, version).where(_users.id == bindparam("user_id"))
 
 
 def _scope_parameters(scopes: list[str]) -> dict[str, str]:
@@ -87,6 +87,7 @@ class PageState:
     """What a cached page depends on besides its data: the caller's roles and its scopes' version."""
 
     roles: list[str]
+    credential_version: int
     version: int | None
 
 
@@ -127,7 +128,7 @@ class PageCache:
         except Exception:
             logger.debug("page cache: freshness check failed", exc_info=True)
             return None
-        return PageState(roles=row[0], version=row[1]) if row is not None else None
+        return PageState(roles=row[0], credential_version=row[1], version=row[2]) if row is not None else None
 
     def clear(self) -> None:
         self._pages.clear()

@@ -112,8 +112,8 @@ class ServeCachedPages:
         if page is None:
             return False
         now = await cache.read_state(state.read_engine, user_id, page.scopes)
-        if now is None:
-            return False
+        if now is None or now.credential_version != claims.credential_version:
+            return False  # the route answers (401 for a token older than the password)
         if now.roles != page.roles or now.version != page.version:
             # Stale: the route computes the page again, at the version just read.
             scope.setdefault("state", {})[_VERSION_READ] = (page.scopes, now.version)

@@ -55,13 +55,19 @@ class AccessClaims:
     expires_at: datetime
     jti: str
     session_family: str | None
+    credential_version: int = 0
 
 
 def create_access_token(
-    settings: Settings, user_id: int, roles: list[str], session_family: str | None = None
+    settings: Settings,
+    user_id: int,
+    roles: list[str],
+    session_family: str | None = None,
+    credential_version: int = 0,
 ) -> str:
     """`sid` names the refresh-token family the token was issued with, so a password change can keep the
-    caller's own session and end the others."""
+    caller's own session and end the others; `cv` is the user's credential version, so a password change
+    or reset ends every token issued before it."""
     now = utc_now()
     payload: dict[str, object] = {
         "sub": str(user_id),
@@ -72,6 +78,8 @@ def create_access_token(
     }
     if session_family:
         payload["sid"] = session_family
+    if credential_version:
+        payload["cv"] = credential_version
     return jwt.encode(payload, _key(settings), algorithm=ALGORITHM)
 
 
@@ -121,6 +129,7 @@ def _verify(settings: Settings, token: str) -> AccessClaims:
             expires_at=expires_at,
             jti=str(payload.get("jti", "")),
             session_family=str(payload["sid"]) if payload.get("sid") else None,
+            credential_version=int(payload.get("cv", 0)),
         )
     except jwt.ExpiredSignatureError:
         raise Unauthorized("The access token has expired.", code="AUTH_TOKEN_EXPIRED") from None

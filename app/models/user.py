@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, String, Text
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.types import BigIntPK, UtcDateTime
@@ -30,6 +30,9 @@ class User(Timestamps, Base):
     notifications_enabled: Mapped[bool] = mapped_column(Boolean, default=True)
     email_notifications_enabled: Mapped[bool] = mapped_column(Boolean, default=True)
     profile_picture: Mapped[str | None] = mapped_column(String(255))
+    # Raised by a password change or reset: access tokens carry the value they were issued with, and one
+    # carrying an older value is refused (app/auth/dependencies.py), open hub streams included.
+    credential_version: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
 
     @property
     def effective_roles(self) -> set[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.auth.dependencies import check_credentials
 from app.claims.access import visible_claims
 from app.config import Settings
 from app.core.security import AccessClaims, decode_access_token
@@ -37,10 +38,7 @@ def find_token(request: Request) -> str:
 
 async def authenticate(session: AsyncSession, settings: Settings, token: str) -> tuple[User, AccessClaims]:
     claims = decode_access_token(settings, token)
-    user = await session.get(User, claims.user_id)
-    if user is None:
-        raise Unauthorized("The access token is not valid.", code="AUTH_TOKEN_INVALID")
-    return user, claims
+    return check_credentials(claims, await session.get(User, claims.user_id)), claims
 
 
 async def visible_claim_ids(session: AsyncSession, user: User, claim_ids: set[int]) -> set[int]:

@@ -148,6 +148,7 @@ class HubEndpoint:
                 raise
         if skip:
             subscriber.skip = skip
+        subscriber.credential_version = claims.credential_version
         subscriber.expires_at = (
             asyncio.get_running_loop().time() + (claims.expires_at - utc_now()).total_seconds()
         )

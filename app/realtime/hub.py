@@ -31,6 +31,7 @@ class Subscriber:
     __slots__ = (
         "beat",
         "closed",
+        "credential_version",
         "expires_at",
         "pending",
         "reason",
@@ -53,6 +54,7 @@ class Subscriber:
         # For the hub's clock (app.realtime.clock), in event-loop time.
         self.written = asyncio.get_running_loop().time()  # when its stream last wrote
         self.expires_at = float("inf")  # when its token expires
+        self.credential_version = 0  # its token's (app/auth/dependencies.check_credentials)
         self.beat = False  # a heartbeat is due
 
     def wake(self) -> None:

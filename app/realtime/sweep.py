@@ -52,6 +52,12 @@ async def sweep_access(hub: Hub, sessionmaker: async_sessionmaker[AsyncSession])
     changed = 0
     for subscriber in subscribers:
         user = users.get(subscriber.user_id)
+        if user is None or user.credential_version != subscriber.credential_version:
+            # The account is gone or its password changed: the token no longer holds, the stream ends.
+            logger.info("hub: the token of a stream of user %s no longer holds", subscriber.user_id)
+            hub.close_subscriber(subscriber, "credentials")
+            changed += 1
+            continue
         lost = {
             topic
             for topic in subscriber.topics

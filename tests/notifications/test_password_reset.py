@@ -161,3 +161,21 @@ async def test_a_reset_email_that_failed_is_sent_on_retry(
     with frozen_time(utc_now() + timedelta(seconds=20)):
         reset = await client.post("/api/password/reset", json={"token": token, "password": NEW_PASSWORD})
     assert reset.status_code == 204
+
+
+async def test_access_tokens_from_before_a_reset_are_refused(
+    app: FastAPI, client: httpx.AsyncClient, worker: OutboxWorker, inbox: Inbox
+) -> None:
+    await create_user(app, email="ann@example.com")
+    old = (await _login(client, DEFAULT_PASSWORD)).json()["token"]
+    token = await _reset_token(client, worker, inbox, "ann@example.com")
+
+    assert (
+        await client.post("/api/password/reset", json={"token": token, "password": NEW_PASSWORD})
+    ).status_code == 204
+
+    assert_error(
+        await client.get("/api/me", headers={"Authorization": f"Bearer {old}"}), 401, "AUTH_TOKEN_INVALID"
+    )
+    new = (await _login(client, NEW_PASSWORD)).json()["token"]
+    assert (await client.get("/api/me", headers={"Authorization": f"Bearer {new}"})).status_code == 200
