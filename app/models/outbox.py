@@ -10,7 +10,7 @@ from app.core.clock import utc_now
 from app.core.types import BigIntPK, UtcDateTime
 from app.models.base import Base, CreatedAt
 
-OUTBOX_STATUSES = ("pending", "done", "failed")
+OUTBOX_STATUSES = ("pending", "done", "failed", "skipped")
 
 
 class OutboxItem(CreatedAt, Base):

@@ -16,6 +16,7 @@ from app.models import Claim, Message, Product, User
 from app.notifications.email import Attachment, Email
 from app.notifications.push import PushNotification
 from app.notifications.render import render
+from app.notifications.worker import Skipped
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,9 @@ async def claim_context(session: AsyncSession, claim_id: int, recipient_id: int)
     recipient = await session.get(User, recipient_id)
     if claim is None or recipient is None:
         return None
+    if recipient_id not in (claim.customer_id, claim.supplier_id):
+        # Sent later than it was decided (a retry): the recipient is no longer part of the claim.
+        raise Skipped(f"user {recipient_id} is no longer a participant of claim {claim_id}")
     product = await session.get(Product, claim.product_id)
     return ClaimContext(claim, product, recipient) if product is not None else None
 

@@ -53,7 +53,7 @@ async def list_notifications(
     _admin: AdminUser,
     page: Pagination,
     outbox: OutboxRepo,
-    status: Literal["pending", "done", "failed"] | None = Query(
+    status: Literal["pending", "done", "failed", "skipped"] | None = Query(
         default=None, description="Only notifications in this state (all when absent)."
     ),
 ) -> dict[str, object]:

@@ -35,6 +35,10 @@ class PermanentFailure(Exception):
     """Delivery can never succeed (unknown kind, malformed payload): the row fails without retrying."""
 
 
+class Skipped(Exception):
+    """Nothing may be sent any more (the recipient left the claim): the row ends `skipped`, untried."""
+
+
 @dataclass(frozen=True)
 class Claimed:
     id: int
@@ -112,6 +116,9 @@ class OutboxWorker:
             if handler is None:
                 raise PermanentFailure(f"no handler for kind {item.kind!r}")
             await handler(item.payload)
+        except Skipped as exc:
+            await self._record(item, None, False, skipped=str(exc))
+            return
         except PermanentFailure as exc:
             error, permanent = f"PermanentFailure: {exc}", True
         except Exception as exc:
@@ -119,10 +126,12 @@ class OutboxWorker:
             log.warning("outbox %s (%s) attempt %s failed: %s", item.id, item.kind, item.attempts, error)
         await self._record(item, error, permanent)
 
-    async def _record(self, item: Claimed, error: str | None, permanent: bool) -> None:
+    async def _record(self, item: Claimed, error: str | None, permanent: bool, skipped: str = "") -> None:
         now = utc_now()
         values: dict[str, Any] = {"locked_until": None}
-        if error is None:
+        if skipped:
+            values.update(status="skipped", done_at=now, last_error=skipped)
+        elif error is None:
             values.update(status="done", done_at=now, last_error=None)
         elif permanent or item.attempts >= self.settings.outbox_max_attempts:
             values.update(status="failed", last_error=error)
