@@ -2,7 +2,7 @@
 out max(id) + 1 unless a table says AUTOINCREMENT. Migration 0003 rebuilt every table with it, and the
 models declare it (app/models/__init__.py), but SQLite cannot alter a table: a later migration in batch
 mode rebuilds it from reflection, which does not carry AUTOINCREMENT. So while migrations run, every table
-SQLite creates with a one-integer-column key gets it (`install` is called by migrations/env.py)."""
+SQLite creates with a one-integer-column key gets it (`install` is called by app/migrations/env.py)."""
 
 from __future__ import annotations
 

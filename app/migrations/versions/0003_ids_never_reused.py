@@ -3,7 +3,7 @@ AUTOINCREMENT (SQLite otherwise hands out max(id) + 1, the id of the row deleted
 sequences never go back already: nothing to do there.
 
 SQLite cannot add AUTOINCREMENT to a table, so each table is rebuilt (batch mode: create, copy, drop,
-rename), with foreign keys off for the run (migrations/env.py) so dropping a parent cascades nothing.
+rename), with foreign keys off for the run (app/migrations/env.py) so dropping a parent cascades nothing.
 Later rebuilds keep AUTOINCREMENT (app/core/sqlite_ids.py), so the downgrade leaves it: ids that never
 repeat are no schema an older version could mind.
 
