@@ -100,18 +100,23 @@ async def _worker(_args: argparse.Namespace) -> int:
 
     from app.notifications.delivery import build_worker
     from app.notifications.outbox import OUTBOX_WAKE
+    from app.notifications.push import push_sender
 
     settings = get_settings()
     hooks: dict[str, Any] = {}
+    pusher = push_sender(settings)
     async with _sessions(settings, hooks) as sessions:
-        worker = build_worker(settings, sessions)
+        worker = build_worker(settings, sessions, pusher=pusher)
         # Wakes on this process's own commits (the daily expiry alerts); the API's are found by polling.
         hooks[OUTBOX_WAKE] = worker.wake
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, worker.stop)
         print("outbox worker running; Ctrl-C stops it", file=sys.stderr)
-        await worker.run_forever()
+        try:
+            await worker.run_forever()
+        finally:
+            await pusher.aclose()
     return 0
 
 

@@ -86,6 +86,7 @@ class Settings(BaseSettings):
     push_backend: Literal["log", "gorush"] = "log"
     push_url: str | None = None
     push_timeout: float = 10.0
+    push_apns_topic: str | None = None
     run_worker: bool = True
     worker_poll_interval: float = 1.0
     worker_batch_size: int = 20

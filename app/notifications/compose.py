@@ -25,6 +25,11 @@ DELETED_USER = "Deleted user"
 DASH = "\u2013"  # an en dash between claim and product in subjects
 
 
+def claim_thread(claim_id: int) -> str:
+    """One thread per claim: its message and status pushes are grouped together on the phone."""
+    return f"claim-{claim_id}"
+
+
 @dataclass
 class ClaimContext:
     claim: Claim
@@ -104,7 +109,8 @@ async def message_push(session: AsyncSession, payload: dict[str, int]) -> tuple[
     notification = PushNotification(
         title=f"{sender} {DASH} claim #{context.claim.id} ({context.product.name})",
         message=preview or "Sent an attachment",
-        data={"type": "new_message", "claimId": context.claim.id, "messageId": str(message.id)},
+        data={"type": "new_message", "claimId": str(context.claim.id), "messageId": str(message.id)},
+        thread=claim_thread(context.claim.id),
     )
     return context.recipient.id, notification
 
@@ -136,6 +142,7 @@ async def status_push(
     notification = PushNotification(
         title=f"Claim #{context.claim.id} ({context.product.name})",
         message=f"Status: {status}",
-        data={"type": "status_update", "claimId": context.claim.id, "status": str(payload["status"])},
+        data={"type": "status_update", "claimId": str(context.claim.id), "status": str(payload["status"])},
+        thread=claim_thread(context.claim.id),
     )
     return context.recipient.id, notification

@@ -158,6 +158,11 @@ async def expiry_push(session: AsyncSession, payload: dict[str, Any]) -> tuple[i
     notification = PushNotification(
         title="Warranty expiring",
         message=f"The warranty of {product.name} expires {days_left}.",
-        data={"type": "warranty_expiring", "productId": product.id, "expiresOn": payload["expiresOn"]},
+        data={
+            "type": "warranty_expiring",
+            "productId": str(product.id),
+            "expiresOn": str(payload["expiresOn"]),
+        },
+        thread=f"product-{product.id}",
     )
     return owner.id, notification

@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from app.config import Settings
 from app.notifications.delivery import build_worker
 from app.notifications.outbox import OUTBOX_WAKE
+from app.notifications.push import push_sender
 
 STOP_GRACE = 10.0  # seconds a delivery in flight gets to finish at shutdown
 
@@ -25,7 +26,8 @@ async def worker_lifespan(
     if not settings.run_worker:
         yield
         return
-    worker = build_worker(settings, app.state.sessionmaker, app.state.storage)
+    pusher = push_sender(settings)  # one HTTP client for the worker's lifetime
+    worker = build_worker(settings, app.state.sessionmaker, app.state.storage, pusher=pusher)
     app.state.outbox_worker = worker
     session_hooks[OUTBOX_WAKE] = worker.wake
     task = asyncio.create_task(worker.run_forever(), name="outbox-worker")
@@ -41,3 +43,4 @@ async def worker_lifespan(
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        await pusher.aclose()

@@ -1,8 +1,13 @@
 """Push notifications: a `log` backend (logs only) and a `gorush` backend (POST {push_url}/api/push).
 
+gorush hands each notification to FCM (HTTP v1) or APNs. What they accept decides the request's shape:
+FCM v1 takes `data` values that are strings only (gorush's v1 path refuses the whole notification
+otherwise, its legacy path sends `%!s(float64=42)`); APNs token authentication needs the app's bundle id
+as `topic`; an alert without `sound` arrives silently; `thread-id` groups a claim's notifications.
+
 gorush answers `{"counts": N, "logs": [{"type": "failed-push", "token": ..., "error": ...}], "success":
-"ok"}`; `logs` lists failures when gorush runs in sync mode (`core.sync: true`, recommended). Tokens whose
-error says the device is gone are reported back so the caller deletes them.
+"ok"}`; `logs` lists failures when gorush runs in sync mode (`core.sync: true`). Tokens whose error says
+the device is gone are reported back so the caller deletes them.
 """
 
 from __future__ import annotations
@@ -19,18 +24,28 @@ from app.config import Settings
 log = logging.getLogger(__name__)
 
 # gorush platform numbers. Web tokens are FCM registration tokens, so they go the Android (FCM) way.
-GORUSH_PLATFORMS = {"ios": 1, "android": 2, "web": 2}
+IOS, ANDROID = 1, 2
+GORUSH_PLATFORMS = {"ios": IOS, "android": ANDROID, "web": ANDROID}
 
-# Errors APNs / FCM give for a token that will never work again.
-_INVALID_TOKEN_ERRORS = (
-    "unregistered",
-    "baddevicetoken",
-    "invalidregistration",
-    "notregistered",
-    "devicetokennotfortopic",
-    "registration-token-not-registered",
-    "invalid-registration-token",
+# What gorush logs for a token that will never work again, lower-cased: APNs reasons (410 Unregistered
+# and ExpiredToken, 400 BadDeviceToken) and the FCM HTTP v1 messages for UNREGISTERED and for a token
+# that is not one. DeviceTokenNotForTopic is left out on purpose: a wrong WARRANTY_PUSH_APNS_TOPIC gives
+# it for every token, and deleting them all would be worse than the misconfiguration.
+_GONE_ERRORS = frozenset(
+    {
+        "unregistered",
+        "baddevicetoken",
+        "expiredtoken",
+        "requested entity was not found.",
+        "the registration token is not a valid fcm registration token",
+        # FCM's legacy API, still answered by older gorush releases.
+        "notregistered",
+        "invalidregistration",
+    }
 )
+# Error codes some Firebase SDK versions put inside longer messages.
+_GONE_CODES = ("registration-token-not-registered", "invalid-registration-token")
+_HIDDEN = 10  # gorush's `log.hide_token` masks this many characters at each end of a token
 
 
 @dataclass(frozen=True)
@@ -43,13 +58,18 @@ class PushTarget:
 class PushNotification:
     title: str
     message: str
-    data: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, str] = field(default_factory=dict)
+    thread: str | None = None  # notifications sharing one are grouped on the device (iOS `thread-id`)
 
 
 class PushSender(Protocol):
     async def send(self, targets: list[PushTarget], notification: PushNotification) -> set[str]:
         """Deliver to every target; answers the tokens the gateway reported invalid. Raises when the
         gateway cannot be reached or refuses the request (the worker retries)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections (the worker is stopping)."""
         ...
 
 
@@ -64,48 +84,90 @@ class LogPush:
         )
         return set()
 
+    async def aclose(self) -> None:
+        return None
+
 
 class GorushPush:
-    def __init__(self, url: str, timeout: float) -> None:
-        self.endpoint = url.rstrip("/") + "/api/push"
-        self.timeout = timeout
+    """One HTTP client for every send, so connections to gorush are kept alive and reused."""
 
-    def _body(self, targets: list[PushTarget], notification: PushNotification) -> dict[str, Any]:
+    def __init__(self, url: str, timeout: float, apns_topic: str | None = None) -> None:
+        self.endpoint = url.rstrip("/") + "/api/push"
+        self.apns_topic = apns_topic or None
+        self.client = httpx.AsyncClient(timeout=timeout)
+        if self.apns_topic is None:
+            log.warning("WARRANTY_PUSH_APNS_TOPIC is not set: APNs token authentication refuses iOS pushes")
+
+    def body(self, targets: list[PushTarget], notification: PushNotification) -> dict[str, Any]:
         by_platform: dict[int, list[str]] = defaultdict(list)
         for target in targets:
-            by_platform[GORUSH_PLATFORMS.get(target.platform, 2)].append(target.token)
+            by_platform[GORUSH_PLATFORMS.get(target.platform, ANDROID)].append(target.token)
         return {
             "notifications": [
-                {
-                    "tokens": tokens,
-                    "platform": platform,
-                    "title": notification.title,
-                    "message": notification.message,
-                    "data": notification.data,
-                }
+                self._notification(platform, tokens, notification)
                 for platform, tokens in sorted(by_platform.items())
             ]
         }
 
+    def _notification(
+        self, platform: int, tokens: list[str], notification: PushNotification
+    ) -> dict[str, Any]:
+        item: dict[str, Any] = {
+            "tokens": tokens,
+            "platform": platform,
+            "title": notification.title,
+            "message": notification.message,
+            "data": {key: str(value) for key, value in notification.data.items()},
+        }
+        if platform == IOS:  # `topic` on an Android notification would make it a topic message
+            item["sound"] = "default"
+            if self.apns_topic:
+                item["topic"] = self.apns_topic
+            if notification.thread:
+                item["thread-id"] = notification.thread
+        return item
+
     async def send(self, targets: list[PushTarget], notification: PushNotification) -> set[str]:
-        async with httpx.AsyncClient(timeout=self.timeout) as client:
-            response = await client.post(self.endpoint, json=self._body(targets, notification))
+        response = await self.client.post(self.endpoint, json=self.body(targets, notification))
         response.raise_for_status()
-        return invalid_tokens(response.json())
+        return invalid_tokens(response.json(), [target.token for target in targets])
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
 
 
-def invalid_tokens(answer: Any) -> set[str]:
-    """The tokens a gorush answer reports as gone for good (other failures are only logged)."""
+def masked(token: str) -> str:
+    """The token as gorush logs it with `log.hide_token` (its default): both ends replaced by stars."""
+    if len(token) < _HIDDEN * 2:
+        return "*" * len(token)
+    stars = "*" * _HIDDEN
+    return token.replace(token[-_HIDDEN:], stars).replace(token[:_HIDDEN], stars)
+
+
+def _is_gone(error: str) -> bool:
+    normalized = " ".join(error.lower().split())
+    return normalized in _GONE_ERRORS or any(code in normalized for code in _GONE_CODES)
+
+
+def invalid_tokens(answer: Any, sent: list[str]) -> set[str]:
+    """The tokens a gorush answer reports as gone for good (other failures are only logged). A log entry
+    names its token in clear, or masked when gorush hides tokens; both are matched to what was sent."""
+    masks: dict[str, list[str]] = defaultdict(list)
+    for token in sent:
+        masks[masked(token)].append(token)
+    # A mask shared by two tokens (short ones are all stars) names neither.
+    by_logged = {mask: tokens[0] for mask, tokens in masks.items() if len(tokens) == 1}
+    by_logged.update({token: token for token in sent})
     logs = answer.get("logs") if isinstance(answer, dict) else None
     invalid: set[str] = set()
     for entry in logs if isinstance(logs, list) else []:
         if not isinstance(entry, dict) or entry.get("type") != "failed-push":
             continue
-        error = str(entry.get("error", "")).lower().replace(" ", "")
-        if any(marker in error for marker in _INVALID_TOKEN_ERRORS):
-            invalid.add(str(entry.get("token")))
+        error, gone = str(entry.get("error", "")), by_logged.get(str(entry.get("token")))
+        if _is_gone(error) and gone is not None:
+            invalid.add(gone)
         else:
-            log.warning("push to a %s device failed: %s", entry.get("platform"), entry.get("error"))
+            log.warning("push to a %s device failed: %s", entry.get("platform"), error)
     return invalid
 
 
@@ -113,5 +175,5 @@ def push_sender(settings: Settings) -> PushSender:
     if settings.push_backend == "gorush":
         if not settings.push_url:
             raise ValueError("WARRANTY_PUSH_BACKEND=gorush needs WARRANTY_PUSH_URL")
-        return GorushPush(settings.push_url, settings.push_timeout)
+        return GorushPush(settings.push_url, settings.push_timeout, settings.push_apns_topic)
     return LogPush()

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from fastapi import FastAPI
@@ -9,11 +9,13 @@ from app.notifications.delivery import build_worker
 from app.notifications.email import SmtpSender
 from app.notifications.push import GorushPush
 from app.notifications.worker import OutboxWorker
-from tests.notifications.servers import Gorush, Inbox, free_port
+from tests.notifications.gorush import Gorush
+from tests.notifications.servers import Inbox, free_port
 
 # Chosen once, so `@pytest.mark.settings(smtp_url=SMTP_URL)` can name it.
 SMTP_PORT = free_port()
 SMTP_URL = f"smtp://127.0.0.1:{SMTP_PORT}"
+APNS_TOPIC = "com.example.warranty"  # the iOS app's bundle id
 
 
 @pytest.fixture
@@ -26,7 +28,7 @@ def inbox() -> Iterator[Inbox]:
 
 @pytest.fixture
 def gorush() -> Iterator[Gorush]:
-    server = Gorush()
+    server = Gorush(APNS_TOPIC)
     server.start()
     yield server
     server.stop()
@@ -41,12 +43,22 @@ def worker(app: FastAPI, inbox: Inbox) -> OutboxWorker:
     )
 
 
-def push_worker(app: FastAPI, gorush: Gorush) -> OutboxWorker:
+@pytest.fixture
+async def pusher(gorush: Gorush) -> AsyncIterator[GorushPush]:
+    """The service's gorush sender, configured with the iOS app's bundle id as its APNs topic."""
+    sender = GorushPush(gorush.url, timeout=5, apns_topic=APNS_TOPIC)
+    yield sender
+    await sender.aclose()
+
+
+@pytest.fixture
+def push_worker(app: FastAPI, pusher: GorushPush) -> OutboxWorker:
+    """A worker on the app's database sending email to the test SMTP server and pushes to gorush."""
     settings = app.state.settings
     return build_worker(
         settings,
         app.state.sessionmaker,
         app.state.storage,
         mailer=SmtpSender(SMTP_URL, timeout=5),
-        pusher=GorushPush(gorush.url, timeout=5),
+        pusher=pusher,
     )

@@ -1,16 +1,13 @@
-"""Real servers the notification tests talk to: an aiosmtpd SMTP server and a gorush-compatible push
-gateway, both on 127.0.0.1."""
+"""The SMTP server the notification tests talk to: aiosmtpd on 127.0.0.1 (the push gateway: gorush.py)."""
 
 from __future__ import annotations
 
 import email
-import json
 import socket
 import threading
 from email import policy
 from email.message import EmailMessage
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, cast
+from typing import cast
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
@@ -56,42 +53,3 @@ class Inbox:
 
     def to(self, address: str) -> list[EmailMessage]:
         return [message for message in self.messages if message["To"] == address]
-
-
-class Gorush:
-    """Answers like gorush in sync mode: tokens starting with `dead-` fail with NotRegistered."""
-
-    def __init__(self) -> None:
-        self.requests: list[dict[str, Any]] = []
-        gateway = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                gateway.requests.append({"path": self.path, "body": body})
-                logs = [
-                    {"type": "failed-push", "platform": "android", "token": token, "error": "NotRegistered"}
-                    for notification in body["notifications"]
-                    for token in notification["tokens"]
-                    if token.startswith("dead-")
-                ]
-                answer = json.dumps({"counts": len(body["notifications"]), "logs": logs, "success": "ok"})
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(answer)))
-                self.end_headers()
-                self.wfile.write(answer.encode())
-
-            def log_message(self, *_args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()

@@ -5,14 +5,15 @@ from __future__ import annotations
 import httpx
 from fastapi import FastAPI
 
+from app.notifications.worker import OutboxWorker
 from tests.factories.claims import PDF_BYTES, attachment, claim_cast
 from tests.factories.users import auth_headers
-from tests.notifications.conftest import push_worker
-from tests.notifications.servers import Gorush, Inbox
+from tests.notifications.gorush import Gorush
+from tests.notifications.servers import Inbox
 
 
 async def test_a_message_and_a_status_change_reach_the_other_party(
-    app: FastAPI, client: httpx.AsyncClient, inbox: Inbox, gorush: Gorush
+    app: FastAPI, client: httpx.AsyncClient, inbox: Inbox, gorush: Gorush, push_worker: OutboxWorker
 ) -> None:
     cast = await claim_cast(app)
     customer, supplier = auth_headers(app, cast.customer), auth_headers(app, cast.supplier)
@@ -30,7 +31,7 @@ async def test_a_message_and_a_status_change_reach_the_other_party(
         f"/api/claims/{cast.claim.id}/status", json={"status": "in_progress"}, headers=supplier
     )
     assert sent.status_code == 201 and moved.status_code == 200
-    await push_worker(app, gorush).run_until_idle()
+    await push_worker.run_until_idle()
 
     emails = inbox.to(cast.customer.email)
     assert len(emails) == 2 and inbox.to(cast.supplier.email) == []
@@ -40,6 +41,7 @@ async def test_a_message_and_a_status_change_reach_the_other_party(
     assert message["In-Reply-To"] == status["In-Reply-To"] == f"<claim-{cast.claim.id}@warranty.local>"
     [label] = list(message.iter_attachments())
     assert label.get_filename() == "label.pdf" and label.get_content() == PDF_BYTES
-    pushes = [request["body"]["notifications"][0] for request in gorush.requests]
-    assert sorted(push["data"]["type"] for push in pushes) == ["new_message", "status_update"]
-    assert all(push["tokens"] == ["ann-phone"] for push in pushes)
+    gorush.assert_all_accepted()
+    pushes = gorush.received("ann-phone")
+    assert sorted(push["type"] for push in pushes) == ["new_message", "status_update"]
+    assert {push["aps"]["thread-id"] for push in pushes} == {f"claim-{cast.claim.id}"}
