@@ -5,6 +5,7 @@ from sqlalchemy import text
 
 from app.core.openapi import errors
 from app.errors import ServiceUnavailable
+from app.realtime.shutdown import draining
 
 router = APIRouter(tags=["health"])
 
@@ -17,7 +18,10 @@ async def health() -> dict[str, str]:
 
 @router.get("/health/ready", responses=errors(503))
 async def ready(request: Request) -> dict[str, str]:
-    """The database answers (200), else 503."""
+    """The database answers (200), else 503; 503 also from the moment the process starts shutting down
+    (so a load balancer sends it no more work while its streams end)."""
+    if draining(request.app.state):
+        raise ServiceUnavailable("The server is shutting down.")
     try:
         async with request.app.state.engine.connect() as connection:
             await connection.execute(text("SELECT 1"))

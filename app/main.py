@@ -57,7 +57,7 @@ def cors_options(settings: Settings) -> dict[str, Any]:
         "allow_credentials": True,
         "allow_methods": ["*"],
         "allow_headers": ["*"],
-        "expose_headers": ["Location", "Last-Event-ID", "Retry-After", "X-Request-ID"],
+        "expose_headers": ["Location", "Last-Event-ID", "Link", "Retry-After", "X-Request-ID"],
     }
 
 

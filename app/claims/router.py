@@ -24,9 +24,13 @@ from app.claims.schemas import (
 )
 from app.claims.scopes import CLAIMS_ALL, PRODUCTS_ALL, USERS_ALL, claims_of
 from app.core.cached_pages import CachedPages
+from app.core.db import SessionDep
+from app.core.deps import SettingsDep
 from app.core.openapi import errors
 from app.core.pagination import JsonList, Page, PageParams, Pagination, list_json
 from app.models import Claim
+from app.realtime.handoff import read_handoff
+from app.realtime.resume import ONE_SNAPSHOT
 
 router = APIRouter(prefix="/api", tags=["claims"])
 
@@ -139,11 +143,17 @@ async def _detail(claim: Claim, claims: ClaimRepo) -> ClaimDetail:
     )
 
 
-@router.get("/claims/{id}", response_model=ClaimDetail, responses=errors(400, 401, 404))
-async def get_claim(claim: VisibleClaimById, claims: ClaimRepo) -> ClaimDetail:
+@router.get(
+    "/claims/{id}", response_model=ClaimDetail, responses=errors(400, 401, 404), dependencies=[ONE_SNAPSHOT]
+)
+async def get_claim(
+    claim: VisibleClaimById, claims: ClaimRepo, session: SessionDep, settings: SettingsDep, response: Response
+) -> ClaimDetail:
     """A claim with its product and its newest 200 messages (oldest first among them; `hasMoreMessages`
     says whether older ones exist, which `GET /api/claims/{id}/messages` pages through), for its customer,
-    its assigned supplier and admins (404 for anyone else)."""
+    its assigned supplier and admins (404 for anyone else). `Link` names the hub and the event id to
+    subscribe from (`rel="mercure"`, `last-event-id`) and the claim's messages topic (`rel="self"`)."""
+    response.headers["Link"] = await read_handoff(session, settings, claim.id)
     return await _detail(claim, claims)
 
 

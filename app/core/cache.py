@@ -18,7 +18,7 @@ import functools
 import logging
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
@@ -80,6 +80,7 @@ class CachedPage:
     version: int | None
     day: date  # warranty statuses are computed for a day: tomorrow's pages are other pages
     expires_at: float  # time.monotonic()
+    headers: dict[str, str] = field(default_factory=dict)  # computed with the body (e.g. `Link`)
 
 
 @dataclass(slots=True)

@@ -30,8 +30,11 @@ from app.models import User
 _VERSION_READ = "page_cache_version"
 
 
-def json_bytes(body: bytes) -> Response:
-    return Response(body, media_type="application/json")
+def json_bytes(body: bytes, headers: dict[str, str] | None = None) -> Response:
+    return Response(body, media_type="application/json", headers=headers)
+
+
+PageHeaders = Callable[[], Awaitable[dict[str, str]]]
 
 
 @dataclass
@@ -43,9 +46,15 @@ class PageRequest:
     session: AsyncSession
     user: User
 
-    async def respond(self, scopes: Sequence[str], compute: Callable[[], Awaitable[bytes]]) -> Response:
+    async def respond(
+        self,
+        scopes: Sequence[str],
+        compute: Callable[[], Awaitable[bytes]],
+        headers: PageHeaders | None = None,
+    ) -> Response:
+        """`headers`, when given, are computed with the body (in its snapshot) and kept with the page."""
         if self.cache.ttl <= 0:
-            return json_bytes(await compute())
+            return json_bytes(await compute(), await headers() if headers else None)
         names = [*scopes, EVERYTHING]
         # The version is read before the data: a change committed in between makes the page look stale
         # (computed again next time), never fresh. ServeCachedPages may have read it already.
@@ -55,6 +64,7 @@ class PageRequest:
         page = self.cache.get(key)
         if page is None or page.version != version or page.roles != self.user.roles:
             page = CachedPage(
+                headers=await headers() if headers else {},
                 body=await compute(),
                 roles=list(self.user.roles),
                 scopes=names,
@@ -63,7 +73,7 @@ class PageRequest:
                 expires_at=time.monotonic() + self.cache.ttl,
             )
             self.cache.put(key, page)
-        return json_bytes(page.body)
+        return json_bytes(page.body, page.headers)
 
 
 async def page_request(request: Request, session: SessionDep, user: CurrentUser) -> PageRequest:
@@ -118,5 +128,5 @@ class ServeCachedPages:
             # Stale: the route computes the page again, at the version just read.
             scope.setdefault("state", {})[_VERSION_READ] = (page.scopes, now.version)
             return False
-        await json_bytes(page.body)(scope, receive, send)
+        await json_bytes(page.body, page.headers)(scope, receive, send)
         return True

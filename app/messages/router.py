@@ -24,6 +24,8 @@ from app.messages.repository import LIST_KEY, MessageFilter, MessageRepo
 from app.messages.schemas import AdminMessageOut, MarkedRead, MessageCreated, MessageOut, MessageSend
 from app.messages.service import post_message
 from app.messages.views import admin_message_out, message_created, message_out
+from app.realtime.handoff import read_handoff
+from app.realtime.resume import ONE_SNAPSHOT
 
 router = APIRouter(prefix="/api", tags=["messages"])
 
@@ -43,7 +45,13 @@ ADMIN_MESSAGES_JSON = JsonList(AdminMessageOut)
 
 
 async def _claim_messages(
-    claim: VisibleClaim, user: CurrentUser, params: Pagination, messages: MessageRepo, page: CachedPages
+    claim: VisibleClaim,
+    user: CurrentUser,
+    params: Pagination,
+    messages: MessageRepo,
+    page: CachedPages,
+    session: SessionDep,
+    settings: SettingsDep,
 ) -> Response:
     async def compute() -> bytes:
         if not params.requested:
@@ -57,19 +65,32 @@ async def _claim_messages(
         items = [message_out(row) for row in rows]
         return list_json(MESSAGES_JSON(items), len(items), total, params, page.request, next_cursor)
 
-    return await page.respond([messages_of(claim.id), USERS_ALL], compute)
+    async def link() -> dict[str, str]:
+        return {"Link": await read_handoff(session, settings, claim.id)}
+
+    return await page.respond([messages_of(claim.id), USERS_ALL], compute, link)
 
 
-@router.get("/claims/{claimId}/messages", response_model=MessageList, responses=errors(400, 401, 404))
+@router.get(
+    "/claims/{claimId}/messages",
+    response_model=MessageList,
+    responses=errors(400, 401, 404),
+    dependencies=[ONE_SNAPSHOT],
+)
 async def list_claim_messages(page: Annotated[Any, Depends(_claim_messages)]) -> Any:
     """A claim's messages, oldest first: a bare array of all of them, or the 8.1 envelope when `page`
     or `limit` is given. `isRead`/`readAt` are the caller's: for a message they received, whether they
     read it; for their own, whether the other participant read it. 404 for a claim the caller may not
-    see."""
+    see. `Link` hands off to the hub, as on `GET /api/claims/{id}`."""
     return page
 
 
-@router.get("/claims/messages/{claimId}", response_model=MessageList, responses=errors(400, 401, 404))
+@router.get(
+    "/claims/messages/{claimId}",
+    response_model=MessageList,
+    responses=errors(400, 401, 404),
+    dependencies=[ONE_SNAPSHOT],
+)
 async def list_claim_messages_alias(page: Annotated[Any, Depends(_claim_messages)]) -> Any:
     """The same list as `GET /api/claims/{claimId}/messages` (the path shape of spec 4.4 rule 4)."""
     return page

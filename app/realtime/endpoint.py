@@ -135,6 +135,10 @@ class HubEndpoint:
                 raise ServiceUnavailable("The server is shutting down; reconnect shortly.") from None
             try:
                 # Subscribed first, then read: nothing committed in between can fall through the crack.
+                # The read starts a snapshot of its own: on SQLite the authorization's read transaction
+                # began before subscribing, and an event committed and fanned out in between would be
+                # neither live nor in that older snapshot.
+                await session.commit()
                 after = await replay_start(session, last_event_id)
                 if after is None:
                     # Committed before this connection but not fanned out yet: not news, never sent live.

@@ -73,6 +73,7 @@ async def hub_lifespan(
         asyncio.create_task(clock_forever(hub, settings.sse_heartbeat, stop), name="hub-clock"),
     ]
     should_exit = server_exit_flag()
+    app.state.server_exit = should_exit
     watch = (
         asyncio.create_task(watch_exit(should_exit, hub.close), name="hub-exit-watch")
         if should_exit is not None
@@ -83,6 +84,7 @@ async def hub_lifespan(
     try:
         yield
     finally:
+        app.state.draining = True
         hub.close()
         await backend.stop()
         if watch is not None:

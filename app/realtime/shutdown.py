@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import signal
 from collections.abc import Callable
+from typing import Any
 
 POLL = 0.2
 
@@ -21,6 +22,13 @@ def server_exit_flag() -> Callable[[], bool] | None:
         if server is not None and hasattr(server, "should_exit"):
             return lambda: bool(server.should_exit)
     return None
+
+
+def draining(state: Any) -> bool:
+    """Whether this process is shutting down: uvicorn's exit flag is up (read now, not at the watch's next
+    poll), or the lifespan shutdown has begun. `/health/ready` answers 503 from then on."""
+    should_exit = getattr(state, "server_exit", None)
+    return bool(getattr(state, "draining", False) or (should_exit is not None and should_exit()))
 
 
 async def watch_exit(should_exit: Callable[[], bool], on_exit: Callable[[], None]) -> None:

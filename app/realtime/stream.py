@@ -10,17 +10,27 @@ held while streaming.
 from __future__ import annotations
 
 import asyncio
+import random
 
 from starlette.types import Send
 
 from app.realtime.hub import Subscriber
 
 HEARTBEAT = b": heartbeat\n\n"
+# Why the hub itself may end a stream; the client is then told when to reconnect (`retry:`), a random
+# 1 to 10 seconds so that the clients of a stopping server do not all come back at the same instant.
+HUB_ENDED = frozenset({"shutdown", "overflow", "expired", "access"})
+RETRY_MS = (1000, 10000)
+
+
+def retry_frame() -> bytes:
+    return f"retry: {random.randint(*RETRY_MS)}\n\n".encode()
 
 
 async def stream(send: Send, subscriber: Subscriber, after: int) -> None:
     """Writes frames until the subscriber is closed; events at or below `after` (replayed) are skipped.
-    The caller sends the response start before, and the end of the body after."""
+    A stream the hub ends gets a last `retry:` frame. The caller sends the response start before, and the
+    end of the body after."""
     loop = asyncio.get_running_loop()
     while not subscriber.closed:
         if subscriber.pending:
@@ -37,3 +47,5 @@ async def stream(send: Send, subscriber: Subscriber, after: int) -> None:
         if chunk:
             await send({"type": "http.response.body", "body": chunk, "more_body": True})
             subscriber.written = loop.time()
+    if subscriber.reason in HUB_ENDED:
+        await send({"type": "http.response.body", "body": retry_frame(), "more_body": True})

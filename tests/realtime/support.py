@@ -61,6 +61,7 @@ class Message:
     id: str | None = None
     data: str | None = None
     comments: list[str] = field(default_factory=list)
+    retry: int | None = None  # the reconnection delay the server asked for, in ms
 
 
 class EventReader:
@@ -76,7 +77,12 @@ class EventReader:
         async with asyncio.timeout(within):
             async for line in self._lines:
                 if line == "":
-                    if message.id is not None or message.data is not None or message.comments:
+                    if (
+                        message.id is not None
+                        or message.data is not None
+                        or message.comments
+                        or message.retry
+                    ):
                         return message
                     continue
                 name, _, value = line.partition(":")
@@ -87,6 +93,8 @@ class EventReader:
                     message.id = value
                 elif name == "data":
                     message.data = value if message.data is None else f"{message.data}\n{value}"
+                elif name == "retry":
+                    message.retry = int(value)
                 else:
                     raise AssertionError(f"unexpected SSE line {line!r}")
         return None

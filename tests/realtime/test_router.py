@@ -221,8 +221,10 @@ async def test_a_subscriber_that_stops_reading_is_cut_off_while_others_keep_rece
         for n in range(count):
             sent.append(await publish_event(live.app, topic, new_message(s.claim.id, n, big)))
             assert await fast.events(1, within=20) == [sent[-1]]
-        got = [message for message in await slow.end(within=30) if message.data is not None]
+        ended = await slow.end(within=30)
+        got = [message for message in ended if message.data is not None]
         assert 0 < len(got) < count  # it was disconnected part way
+        assert ended[-1].retry is not None and 1000 <= ended[-1].retry <= 10000  # when to come back
         assert [(int(m.id or 0), m.data) for m in got] == sent[: len(got)]
 
     # It resumes where it stopped.
@@ -235,7 +237,8 @@ async def test_a_subscriber_that_stops_reading_is_cut_off_while_others_keep_rece
 async def test_the_stream_ends_when_its_token_expires(live: LiveServer, http: httpx.AsyncClient) -> None:
     s = await scene(live.app)
     async with subscribe(http, messages_topic(s.claim.id), token=s.token) as stream:
-        await stream.end(within=10)
+        ended = await stream.end(within=10)
+    assert ended[-1].retry is not None and 1000 <= ended[-1].retry <= 10000
 
 
 @pytest.mark.settings(sse_reauthorize_interval=0.2)
