@@ -83,6 +83,8 @@ async def _empty_all_tables(database_url: str) -> None:
         else:
             for table in tables:
                 await connection.execute(text(f"DELETE FROM {table}"))
+            # Last: the deletes above went through the row-count triggers.
+            await connection.execute(text("DELETE FROM row_counts"))
     await engine.dispose()
 
 

@@ -11,6 +11,7 @@ from fastapi import Depends
 from sqlalchemy import ColumnElement, Select, bindparam, func, select, tuple_
 from sqlalchemy.exc import IntegrityError
 
+from app.core.counts import row_count
 from app.core.pagination import KeyKind
 from app.core.repository import Repository
 from app.errors import Conflict
@@ -72,9 +73,11 @@ class ClaimRepository(Repository):
         offset: int = 0,
         limit: int | None = None,
         after: tuple[Any, ...] | None = None,
+        everyone: bool = False,
     ) -> tuple[Sequence[Any], int]:
         """List items of the claims `base` selects (an access statement), newest first, ties by id;
-        every match when `limit` is None; `after` (created_at, id): the claims after that key."""
+        every match when `limit` is None; `after` (created_at, id): the claims after that key.
+        `everyone`: `base` selects every claim (the admin list), whose totals are kept counts."""
         scoped = base.where(*where.conditions())
         page = (
             scoped if after is None else scoped.where(tuple_(Claim.created_at, Claim.id) < after_key(after))
@@ -90,6 +93,8 @@ class ClaimRepository(Repository):
         rows = (await self.session.execute(statement)).all()
         if limit is None:
             return rows, len(rows)
+        if everyone and where.product_id is None:
+            return rows, await row_count(self.session, f"claims:{where.status}" if where.status else "claims")
         total = await self.session.scalar(scoped.with_only_columns(func.count(Claim.id)))
         return rows, total or 0
 

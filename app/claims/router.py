@@ -55,9 +55,9 @@ async def _list(
     params: PageParams,
     claims: ClaimRepo,
     page: CachedPages,
-    always_paged: bool = False,
+    everyone: bool = False,
 ) -> Response:
-    paged = always_paged or params.requested
+    paged = everyone or params.requested
 
     async def compute() -> bytes:
         if not paged:
@@ -66,7 +66,7 @@ async def _list(
             return list_json(CLAIMS_JSON(items), len(items), None, params, page.request)
         after = params.after_key(LIST_KEY)
         rows, total = await claims.list_items(
-            base, where, offset=params.offset, limit=params.fetch, after=after
+            base, where, offset=params.offset, limit=params.fetch, after=after, everyone=everyone
         )
         rows, next_cursor = params.window(rows, lambda row: (row.created_at, row.id))
         items = [ClaimListItem.model_validate(row) for row in rows]
@@ -122,7 +122,7 @@ async def admin_list_claims(
     """Every claim, newest first (admin only), always in the 8.1 envelope; filters `status`, `productId`."""
     scopes = [CLAIMS_ALL, PRODUCTS_ALL, USERS_ALL]
     base = select(Claim)
-    return await _list(scopes, base, where, params, claims, page, always_paged=True)
+    return await _list(scopes, base, where, params, claims, page, everyone=True)
 
 
 async def _detail(claim: Claim, claims: ClaimRepo) -> ClaimDetail:

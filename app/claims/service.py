@@ -11,6 +11,7 @@ from app.claims.scopes import MESSAGES_ALL, PRODUCTS_ALL, claim_scopes, messages
 from app.core.cache import invalidate
 from app.core.clock import iso_utc_z, utc_now
 from app.errors import Forbidden, NotFound, ValidationFailed
+from app.messages import recipient_reads
 from app.models import ROLE_SUPPLIER, Claim, User
 from app.notifications import triggers
 from app.realtime.events import publish, status_topic
@@ -84,6 +85,7 @@ async def assign_supplier(
         claim.updated_at = utc_now()
         await claims.session.flush()
         # Read receipts and who sees the claim's pages depend on who supplies it.
+        await recipient_reads.recompute(claims.session, [claim.id])
         _invalidate(claims, claim, former)
         invalidate(claims.session, messages_of(claim.id), MESSAGES_ALL)
     return claim

@@ -11,6 +11,7 @@ from app.claims.scopes import MESSAGES_ALL, messages_of
 from app.core.cache import invalidate
 from app.core.clock import iso_utc_z, utc_now
 from app.core.types import UtcDateTime
+from app.messages.recipient_reads import recipient_read
 from app.models import Claim, Message, MessageRead, User
 from app.realtime.events import messages_topic, publish
 
@@ -38,6 +39,7 @@ async def mark_read(session: AsyncSession, claim: Claim, reader: User) -> list[i
         return marked
     invalidate(session, messages_of(claim.id), MESSAGES_ALL)
     if is_participant(reader, claim):
+        await recipient_read(session, marked, now)
         payload = {"type": "messages_read", "messageIds": [str(i) for i in marked], "readAt": iso_utc_z(now)}
         await publish(session, messages_topic(claim.id), payload)
     return marked

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends
-from sqlalchemy import ColumnElement, Select, and_, bindparam, case, func, or_, select, tuple_, type_coerce
+from sqlalchemy import ColumnElement, Select, and_, bindparam, case, func, select, tuple_, type_coerce
 
+from app.core.counts import row_count
 from app.core.pagination import KeyKind
 from app.core.repository import Repository
 from app.core.types import UtcDateTime
@@ -36,16 +37,6 @@ class MessageFilter:
     claim_id: int | None = None
     sender_id: int | None = None
     unread: bool | None = None
-
-
-def _first_read_by(readers: ColumnElement[bool]) -> Any:
-    """When the message was first read by the readers `readers` selects (null when never)."""
-    return (
-        select(func.min(MessageRead.read_at))
-        .where(MessageRead.message_id == Message.id, readers)
-        .correlate(Message, Claim)
-        .scalar_subquery()
-    )
 
 
 _messages, _users, _reads = Message.__table__, User.__table__, MessageRead.__table__
@@ -151,17 +142,12 @@ class MessageRepository(Repository):
     async def list_all(
         self, where: MessageFilter, *, offset: int, limit: int, after: tuple[Any, ...] | None = None
     ) -> tuple[Sequence[Any], int]:
-        """Every message (admin), newest first; `read_at` is the first read by a recipient. `after`
-        (created_at, id): the messages after that key."""
-        recipient = and_(
-            or_(MessageRead.user_id == Claim.customer_id, MessageRead.user_id == Claim.supplier_id),
-            or_(Message.sender_id.is_(None), MessageRead.user_id != Message.sender_id),
-        )
-        read_at = _first_read_by(recipient)
+        """Every message (admin), newest first; `read_at` is the first read by a recipient (kept on the
+        message). `after` (created_at, id): the messages after that key."""
+        read_at = Message.recipient_read_at
         conditions = self._conditions(where, read_at)
         statement = (
-            select(*_COLUMNS, type_coerce(read_at, UtcDateTime()).label("read_at"))
-            .join(Claim, Claim.id == Message.claim_id)
+            select(*_COLUMNS, read_at.label("read_at"))
             .outerjoin(User, User.id == Message.sender_id)
             .where(*conditions)
             .order_by(Message.created_at.desc(), Message.id.desc())
@@ -172,9 +158,17 @@ class MessageRepository(Repository):
         rows = (
             await self.session.execute(statement.offset(offset).limit(limit), keyed if after else {})
         ).all()
-        count = select(func.count()).select_from(Message).join(Claim, Claim.id == Message.claim_id)
-        total = await self.session.scalar(count.where(*conditions))
-        return rows, total or 0
+        return rows, await self._total(where, conditions)
+
+    async def _total(self, where: MessageFilter, conditions: list[ColumnElement[bool]]) -> int:
+        """Without a claim or sender, the kept counts (all, unread, and read as the difference)."""
+        if where.claim_id is None and where.sender_id is None:
+            if where.unread is None:
+                return await row_count(self.session, "messages")
+            unread = await row_count(self.session, "messages:unread")
+            return unread if where.unread else await row_count(self.session, "messages") - unread
+        count = select(func.count()).select_from(Message)
+        return await self.session.scalar(count.where(*conditions)) or 0
 
     @staticmethod
     def _conditions(where: MessageFilter, read_at: Any) -> list[ColumnElement[bool]]:

@@ -3,6 +3,7 @@
 from app.models.base import Base
 from app.models.cache import CacheInvalidation
 from app.models.claim import CLAIM_STATUSES, Claim, Message, MessageRead
+from app.models.counts import RowCount
 from app.models.event import Event
 from app.models.inbound import InboundDelivery
 from app.models.outbox import OutboxItem
@@ -45,5 +46,6 @@ __all__ = [
     "Product",
     "Receipt",
     "RefreshToken",
+    "RowCount",
     "User",
 ]

@@ -24,6 +24,9 @@ class Claim(Timestamps, Base):
         ),
         Index("ix_claims_customer_created", "customer_id", "created_at"),
         Index("ix_claims_supplier_created", "supplier_id", "created_at"),
+        # The admin list, newest first, whole or by status (keyset: (created_at, id)).
+        Index("ix_claims_created_id", "created_at", "id"),
+        Index("ix_claims_status_created_id", "status", "created_at", "id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -36,18 +39,34 @@ class Claim(Timestamps, Base):
 
 class Message(CreatedAt, Base):
     __tablename__ = "messages"
-    # Lists and the claim detail read a claim's messages oldest first: (created_at, id) within the claim.
-    __table_args__ = (Index("ix_messages_claim_created_id", "claim_id", "created_at", "id"),)
+    __table_args__ = (
+        # Lists and the claim detail read a claim's messages oldest first: (created_at, id) within the claim.
+        Index("ix_messages_claim_created_id", "claim_id", "created_at", "id"),
+        # The admin list, newest first: all of them, one sender's, or the ones no recipient has read.
+        Index("ix_messages_created_id", "created_at", "id"),
+        Index("ix_messages_sender_created_id", "sender_id", "created_at", "id"),
+        Index(
+            "ix_messages_unread_created_id",
+            "created_at",
+            "id",
+            sqlite_where=text("recipient_read_at IS NULL"),
+            postgresql_where=text("recipient_read_at IS NULL"),
+        ),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     claim_id: Mapped[int] = mapped_column(ForeignKey("claims.id", ondelete="CASCADE"))
     # Null once the sender's account is deleted: the message stays, sent by "Deleted user".
-    sender_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), index=True)
+    sender_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     body: Mapped[str] = mapped_column(Text, default="")
     attachment_name: Mapped[str | None] = mapped_column(String(255))
     attachment_mime: Mapped[str | None] = mapped_column(String(100))
     attachment_size: Mapped[int | None] = mapped_column(Integer)
     attachment_key: Mapped[str | None] = mapped_column(String(255))
+    # When a recipient (the claim's customer or supplier, other than the sender) first read it; null while
+    # none has. Kept by app.messages.recipient_reads, so the admin list's read state and `unread` filter
+    # read one column instead of the read rows of every message.
+    recipient_read_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
 
 
 class MessageRead(Base):

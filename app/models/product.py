@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
-from sqlalchemy import Date, ForeignKey, Index, Integer, Numeric, String
+from sqlalchemy import Date, ForeignKey, Index, Integer, Numeric, String, func, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.types import UtcDateTime
@@ -12,7 +12,12 @@ from app.models.base import Base, CreatedAt, Timestamps
 
 class Product(Timestamps, Base):
     __tablename__ = "products"
-    __table_args__ = (Index("ix_products_owner_created", "owner_id", "created_at"),)
+    __table_args__ = (
+        Index("ix_products_owner_created", "owner_id", "created_at"),
+        # The admin list: newest first (the default) and by name (keyset: the sort key, then the id).
+        Index("ix_products_created_id", "created_at", "id"),
+        Index("ix_products_name_id", func.lower(text("name")), "id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     owner_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))

@@ -16,6 +16,7 @@ ROLES = (ROLE_USER, ROLE_SUPPLIER, ROLE_ADMIN)
 
 class User(Timestamps, Base):
     __tablename__ = "users"
+    __table_args__ = (Index("ix_users_created_id", "created_at", "id"),)  # the lists, newest first
 
     id: Mapped[int] = mapped_column(primary_key=True)
     # Stored lower-cased: email matching is case-insensitive.

@@ -25,6 +25,7 @@ from sqlalchemy.sql.elements import UnaryExpression
 
 from app.claims.access import visible_claims
 from app.core.cache import EVERYTHING, invalidate
+from app.core.counts import row_count
 from app.core.pagination import KeyKind
 from app.core.repository import Repository
 from app.models import ROLE_ADMIN, Claim, Message, Product, Receipt, User
@@ -219,6 +220,8 @@ class ProductRepository(Repository):
 
     async def count(self, user: User, where: ProductFilter, *, today: date, expiring_soon_days: int) -> int:
         where = where.restricted_to(user)
+        if not any(where.shape()):  # every product: the kept count, not a count of the table
+            return await row_count(self.session, "products")
         statement = _count_statement(where.shape())
         return await self.session.scalar(statement, where.parameters(today, expiring_soon_days)) or 0
 

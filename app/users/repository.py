@@ -156,6 +156,10 @@ class UserRepository(Repository):
         own_products = select(Product.id).where(Product.owner_id == user_id)
         return select(Claim.id).where(or_(Claim.customer_id == user_id, Claim.product_id.in_(own_products)))
 
+    async def supplied_claims(self, user_id: int) -> list[int]:
+        """Ids of the claims the user is the assigned supplier of."""
+        return list(await self.session.scalars(select(Claim.id).where(Claim.supplier_id == user_id)))
+
     async def delete(self, user: User) -> None:
         """Delete the row; the foreign keys remove the rest (products, receipts, claims, messages, tokens)
         and null the references that stay (supplier of other claims, sender of other messages). The

@@ -8,6 +8,7 @@ from typing import Any
 from app.core.cache import EVERYTHING, invalidate
 from app.core.storage import Storage, delete_after_commit
 from app.errors import Conflict, ValidationFailed
+from app.messages import recipient_reads
 from app.models import ROLE_ADMIN, User
 from app.users.pictures import picture_key
 from app.users.repository import UserRepository
@@ -44,7 +45,10 @@ async def delete_user(user: User, *, users: UserRepository, storage: Storage) ->
     keys = await users.owned_file_keys(user.id)
     if user.profile_picture:
         keys.append(picture_key(user.profile_picture))
+    supplied = await users.supplied_claims(user.id)
     await users.delete(user)
+    # The claims they supplied have no supplier now: their reads no longer count as a recipient's.
+    await recipient_reads.recompute(users.session, supplied)
     # Their products, claims and messages vanish from every list, and names on other pages change.
     invalidate(users.session, EVERYTHING)
     delete_after_commit(users.session, storage, keys)

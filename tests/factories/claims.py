@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from PIL import Image
 
 from app.core.clock import utc_now
+from app.messages import recipient_reads
 from app.models import Claim, Message, MessageRead, Product, User
 from tests.factories.products import create_product
 from tests.factories.users import create_admin, create_supplier, create_user
@@ -49,6 +50,8 @@ async def create_message(
 async def mark_read_by(app: FastAPI, message: Message, reader: User, at: datetime | None = None) -> None:
     async with app.state.sessionmaker() as session, session.begin():
         session.add(MessageRead(message_id=message.id, user_id=reader.id, read_at=at or utc_now()))
+        await session.flush()
+        await recipient_reads.recompute(session, [message.claim_id])  # as the service keeps it
 
 
 def png_bytes(width: int = 4, height: int = 3, color: str = "red") -> bytes:

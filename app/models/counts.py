@@ -1,0 +1,18 @@
+from __future__ import annotations
+
+from sqlalchemy import BigInteger, Integer, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.models.base import Base
+
+
+class RowCount(Base):
+    """Exact row counts for the totals of the unfiltered admin lists, kept by database triggers in the
+    writing transaction (migration 0005), cascaded deletes included. A count is the sum of its slots:
+    writers of different rows update different slots, so they do not queue on one row."""
+
+    __tablename__ = "row_counts"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    slot: Mapped[int] = mapped_column(Integer, primary_key=True)
+    n: Mapped[int] = mapped_column(BigInteger, default=0)

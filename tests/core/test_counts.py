@@ -1,0 +1,155 @@
+"""Exact totals: the admin lists' `meta.total` comes from row counts the database keeps in each writing
+transaction; after any mix of writes, cascading deletes included, they equal a COUNT(*) of the tables."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from sqlalchemy import func, select
+
+from app.models import Claim, Message, Product
+from tests.factories.claims import claim_cast, create_claim, create_message
+from tests.factories.products import create_product
+from tests.factories.users import auth_headers, create_admin, create_supplier, create_user
+
+TOTALS = {
+    "/api/admin/products": "products",
+    "/api/admin/claims": "claims",
+    "/api/admin/claims?status=open": "claims:open",
+    "/api/admin/claims?status=in_progress": "claims:in_progress",
+    "/api/admin/claims?status=closed": "claims:closed",
+    "/api/messages": "messages",
+    "/api/messages?unread=true": "messages:unread",
+    "/api/messages?unread=false": "messages:read",
+}
+
+
+async def _counted(app: FastAPI) -> dict[str, int]:
+    """The same totals by counting the tables (read state as the read rows say it)."""
+    async with app.state.sessionmaker() as session:
+
+        async def count(statement: object) -> int:
+            return int(await session.scalar(statement) or 0)  # type: ignore[call-overload]
+
+        claims = select(func.count()).select_from(Claim)
+        messages = select(func.count()).select_from(Message)
+        unread = messages.where(Message.recipient_read_at.is_(None))
+        found = {
+            "products": await count(select(func.count()).select_from(Product)),
+            "claims": await count(claims),
+            "messages": await count(messages),
+            "messages:unread": await count(unread),
+        }
+        for status in ("open", "in_progress", "closed"):
+            found[f"claims:{status}"] = await count(claims.where(Claim.status == status))
+    found["messages:read"] = found["messages"] - found["messages:unread"]
+    return found
+
+
+async def _shown(client: httpx.AsyncClient, headers: dict[str, str]) -> dict[str, int]:
+    shown = {}
+    for path, name in TOTALS.items():
+        response = await client.get(path, headers=headers)
+        assert response.status_code == 200, response.text
+        shown[name] = response.json()["meta"]["total"]
+    return shown
+
+
+@pytest.mark.settings(cache_ttl=0)
+async def test_totals_stay_exact_through_creates_changes_and_cascading_deletes(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    admin = await create_admin(app)
+    headers = auth_headers(app, admin)
+    cast = await claim_cast(app)
+    customer, supplier = cast.customer, cast.supplier
+    customer_headers, supplier_headers = auth_headers(app, customer), auth_headers(app, supplier)
+    leaving = await create_user(app, name="Leaving Customer")
+    leaving_supplier = await create_supplier(app, name="Leaving Supplier")
+
+    async def check() -> None:
+        shown, counted = await _shown(client, headers), await _counted(app)
+        assert shown == counted
+        assert counted["messages"] > 0
+
+    # Products and claims through the API and straight in the tables, messages both ways.
+    for number in range(3):
+        created = await client.post(
+            "/api/products",
+            json={
+                "name": f"Thing {number}",
+                "brand": "Acme",
+                "category": "Tools",
+                "purchaseDate": "2026-01-10",
+                "warrantyPeriodMonths": 12,
+            },
+            headers=customer_headers,
+        )
+        claim = await client.post(
+            "/api/claims",
+            json={"productId": created.json()["id"], "description": "Broken."},
+            headers=customer_headers,
+        )
+        await client.put(
+            f"/api/claims/{claim.json()['id']}/supplier", json={"supplierId": supplier.id}, headers=headers
+        )
+        await client.post(
+            f"/api/claims/{claim.json()['id']}/messages", json={"message": "Hi"}, headers=customer_headers
+        )
+    for number in range(4):
+        await create_message(app, cast.claim, (customer, supplier)[number % 2], f"m{number}")
+    elsewhere = await create_claim(app, await create_product(app, leaving), supplier=leaving_supplier)
+    for number in range(3):
+        await create_message(app, elsewhere, (leaving, leaving_supplier)[number % 2], f"x{number}")
+    await check()
+
+    # Reads: the supplier reads (recipient), the admin reads (not a recipient).
+    await client.post(f"/api/claims/{cast.claim.id}/messages/read", headers=supplier_headers)
+    await client.post(f"/api/claims/{cast.claim.id}/messages/read", headers=headers)
+    await client.post(f"/api/claims/{elsewhere.id}/messages/read", headers=auth_headers(app, leaving))
+    await check()
+
+    # Status changes move claims between the per-status counts.
+    await client.post(
+        f"/api/claims/{cast.claim.id}/status", json={"status": "in_progress"}, headers=supplier_headers
+    )
+    await check()
+
+    # A supplier replaced: the old one's reads stop counting as a recipient's.
+    await client.put(f"/api/claims/{cast.claim.id}/supplier", json={"supplierId": None}, headers=headers)
+    await check()
+
+    # Cascades: a product with its claim and messages; a supplier (claims lose it); a customer with all.
+    product_id = (await client.get("/api/products?limit=1", headers=customer_headers)).json()["data"][0]["id"]
+    assert (await client.delete(f"/api/products/{product_id}", headers=customer_headers)).status_code == 204
+    await check()
+    assert (await client.delete(f"/api/users/{leaving_supplier.id}", headers=headers)).status_code == 204
+    await check()
+    assert (await client.delete(f"/api/users/{leaving.id}", headers=headers)).status_code == 204
+    await check()
+
+
+@pytest.mark.settings(cache_ttl=0)
+async def test_the_admin_read_state_follows_who_the_recipients_are(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    cast = await claim_cast(app)
+    headers = auth_headers(app, cast.admin)
+    await create_message(app, cast.claim, cast.customer, "to the supplier")
+    await client.post(f"/api/claims/{cast.claim.id}/messages/read", headers=auth_headers(app, cast.supplier))
+
+    read = (await client.get("/api/messages?unread=false", headers=headers)).json()
+    assert [m["message"] for m in read["data"]] == ["to the supplier"] and read["data"][0]["isRead"]
+
+    await client.put(
+        f"/api/claims/{cast.claim.id}/supplier", json={"supplierId": cast.other_supplier.id}, headers=headers
+    )
+    unread = (await client.get("/api/messages?unread=true", headers=headers)).json()
+    assert [m["message"] for m in unread["data"]] == ["to the supplier"]
+    assert unread["data"][0]["isRead"] is False and unread["meta"]["total"] == 1
+
+    await client.put(
+        f"/api/claims/{cast.claim.id}/supplier", json={"supplierId": cast.supplier.id}, headers=headers
+    )
+    assert (await client.get("/api/messages?unread=true", headers=headers)).json()["meta"]["total"] == 0
