@@ -46,6 +46,14 @@ class Message(CreatedAt, Base):
         Index("ix_messages_created_id", "created_at", "id"),
         Index("ix_messages_sender_created_id", "sender_id", "created_at", "id"),
         Index(
+            "ix_messages_claim_unread_created_id",
+            "claim_id",
+            "created_at",
+            "id",
+            sqlite_where=text("recipient_read_at IS NULL"),
+            postgresql_where=text("recipient_read_at IS NULL"),
+        ),
+        Index(
             "ix_messages_unread_created_id",
             "created_at",
             "id",

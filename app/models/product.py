@@ -17,6 +17,9 @@ class Product(Timestamps, Base):
         # The admin list: newest first (the default) and by name (keyset: the sort key, then the id).
         Index("ix_products_created_id", "created_at", "id"),
         Index("ix_products_name_id", func.lower(text("name")), "id"),
+        # The brand and category filters (equal, any case), newest first, and their exact totals.
+        Index("ix_products_brand_created_id", func.lower(text("brand")), "created_at", "id"),
+        Index("ix_products_category_created_id", func.lower(text("category")), "created_at", "id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

@@ -222,6 +222,13 @@ def upgrade() -> None:
             "ix_messages_sender_created_id", ["sender_id", "created_at", "id"], unique=False
         )
         batch_op.create_index(
+            "ix_messages_claim_unread_created_id",
+            ["claim_id", "created_at", "id"],
+            unique=False,
+            sqlite_where=sa.text("recipient_read_at IS NULL"),
+            postgresql_where=sa.text("recipient_read_at IS NULL"),
+        )
+        batch_op.create_index(
             "ix_messages_unread_created_id",
             ["created_at", "id"],
             unique=False,
@@ -235,6 +242,12 @@ def upgrade() -> None:
     with op.batch_alter_table("products") as batch_op:
         batch_op.create_index("ix_products_created_id", ["created_at", "id"], unique=False)
         batch_op.create_index("ix_products_name_id", [sa.text("lower(name)"), "id"], unique=False)
+        for column in ("brand", "category"):
+            batch_op.create_index(
+                f"ix_products_{column}_created_id",
+                [sa.text(f"lower({column})"), "created_at", "id"],
+                unique=False,
+            )
     with op.batch_alter_table("users") as batch_op:
         batch_op.create_index("ix_users_created_id", ["created_at", "id"], unique=False)
     _fill_counts()
@@ -246,6 +259,8 @@ def downgrade() -> None:
     with op.batch_alter_table("users") as batch_op:
         batch_op.drop_index("ix_users_created_id")
     with op.batch_alter_table("products") as batch_op:
+        batch_op.drop_index("ix_products_category_created_id")
+        batch_op.drop_index("ix_products_brand_created_id")
         batch_op.drop_index("ix_products_name_id")
         batch_op.drop_index("ix_products_created_id")
     with op.batch_alter_table("claims") as batch_op:
@@ -254,6 +269,7 @@ def downgrade() -> None:
     with op.batch_alter_table("messages") as batch_op:
         batch_op.create_index("ix_messages_sender_id", ["sender_id"], unique=False)
         batch_op.drop_index("ix_messages_unread_created_id")
+        batch_op.drop_index("ix_messages_claim_unread_created_id")
         batch_op.drop_index("ix_messages_sender_created_id")
         batch_op.drop_index("ix_messages_created_id")
         batch_op.drop_column("recipient_read_at")
