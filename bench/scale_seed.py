@@ -211,6 +211,10 @@ async def _fill_counts(connection: asyncpg.Connection) -> None:
         "'messages:unread'": "messages WHERE recipient_read_at IS NULL",
     }
     await connection.execute("DELETE FROM row_counts")
+    await connection.execute(
+        "INSERT INTO row_counts (name, slot, n) SELECT 'claim:' || claim_id || ':messages', id % 4, count(*)"
+        " FROM messages GROUP BY 1, 2"
+    )
     for name, source in counted.items():
         await connection.execute(
             f"INSERT INTO row_counts (name, slot, n) SELECT {name}, id % 16, count(*) FROM {source}"

@@ -11,7 +11,7 @@ from fastapi import Depends
 from sqlalchemy import ColumnElement, Select, bindparam, func, select, tuple_
 from sqlalchemy.exc import IntegrityError
 
-from app.core.counts import row_count
+from app.core.counts import message_count_of_claim, row_count
 from app.core.pagination import KeyKind
 from app.core.repository import Repository
 from app.errors import Conflict
@@ -47,9 +47,8 @@ def already_active() -> Conflict:
     return Conflict("This product already has a claim that is not closed.", code="CLAIM_ALREADY_ACTIVE")
 
 
-_MESSAGE_COUNT = (
-    select(func.count(Message.id)).where(Message.claim_id == Claim.id).correlate(Claim).scalar_subquery()
-)
+# Kept counts (one claim's is a few rows), not a count of the claim's messages.
+_MESSAGE_COUNT = message_count_of_claim()
 _LIST_COLUMNS = (
     Claim.id,
     Claim.product_id,

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from fastapi import Depends
 from sqlalchemy import ColumnElement, Select, and_, bindparam, case, func, select, tuple_, type_coerce
 
-from app.core.counts import row_count
+from app.core.counts import claim_messages, row_count
 from app.core.pagination import KeyKind
 from app.core.repository import Repository
 from app.core.types import UtcDateTime
@@ -93,11 +93,6 @@ def _for_viewer(shape: ViewerShape) -> Select[Any]:
     return statement if shape == "all" else statement.offset(bindparam("offset")).limit(bindparam("limit"))
 
 
-_COUNT_OF_CLAIM = (
-    select(func.count()).select_from(_messages).where(_messages.c.claim_id == bindparam("claim_id"))
-)
-
-
 def _viewer_parameters(claim: Claim, viewer_id: int) -> dict[str, Any]:
     others = [uid for uid in (claim.customer_id, claim.supplier_id) if uid and uid != viewer_id]
     return {"claim_id": claim.id, "viewer_id": viewer_id, "participants": others}
@@ -124,8 +119,7 @@ class MessageRepository(Repository):
             window |= {"offset": 0, "after_created": after[0], "after_id": after[1]}
         shape: ViewerShape = "page" if after is None else "after"
         rows = (await self.session.execute(_for_viewer(shape), parameters | window)).all()
-        total = await self.session.scalar(_COUNT_OF_CLAIM, {"claim_id": claim.id})
-        return rows, total or 0
+        return rows, await row_count(self.session, claim_messages(claim.id))
 
     async def one_for_claim(self, claim: Claim, viewer_id: int, message_id: int) -> Any:
         parameters = _viewer_parameters(claim, viewer_id) | {"message_id": message_id}
@@ -162,6 +156,8 @@ class MessageRepository(Repository):
 
     async def _total(self, where: MessageFilter, conditions: list[ColumnElement[bool]]) -> int:
         """Without a claim or sender, the kept counts (all, unread, and read as the difference)."""
+        if where.claim_id is not None and where.sender_id is None and where.unread is None:
+            return await row_count(self.session, claim_messages(where.claim_id))
         if where.claim_id is None and where.sender_id is None:
             if where.unread is None:
                 return await row_count(self.session, "messages")

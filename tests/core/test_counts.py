@@ -47,6 +47,14 @@ async def _counted(app: FastAPI) -> dict[str, int]:
     return found
 
 
+async def _messages_per_claim(app: FastAPI) -> dict[int, int]:
+    async with app.state.sessionmaker() as session:
+        counts = dict(
+            (await session.execute(select(Message.claim_id, func.count()).group_by(Message.claim_id))).all()
+        )
+        return {claim_id: counts.get(claim_id, 0) for claim_id in await session.scalars(select(Claim.id))}
+
+
 async def _shown(client: httpx.AsyncClient, headers: dict[str, str]) -> dict[str, int]:
     shown = {}
     for path, name in TOTALS.items():
@@ -72,6 +80,13 @@ async def test_totals_stay_exact_through_creates_changes_and_cascading_deletes(
         shown, counted = await _shown(client, headers), await _counted(app)
         assert shown == counted
         assert counted["messages"] > 0
+        # Each claim's message count, in the claim lists and as the claim filter's total.
+        listed = (await client.get("/api/admin/claims?limit=100", headers=headers)).json()["data"]
+        per_claim = await _messages_per_claim(app)
+        assert {claim["id"]: claim["messageCount"] for claim in listed} == per_claim
+        for claim_id, count in per_claim.items():
+            page = (await client.get(f"/api/messages?claimId={claim_id}", headers=headers)).json()
+            assert page["meta"]["total"] == count
 
     # Products and claims through the API and straight in the tables, messages both ways.
     for number in range(3):

@@ -3,8 +3,9 @@
 - Indexes for the admin lists' orders and filters (products, claims, messages, users), so a page reads
   its rows down an index instead of sorting a table.
 - `messages.recipient_read_at`: when a recipient first read the message (filled from the read rows).
-- `row_counts`: exact counts of products, claims (and per status), messages (and unread ones), kept by
-  triggers in the writing transaction, cascaded deletes included, and filled from the tables here.
+- `row_counts`: exact counts of products, claims (and per status), messages (and unread ones), and each
+  claim's messages (`claim:<id>:messages`, 4 slots), kept by triggers in the writing transaction,
+  cascaded deletes included, and filled from the tables here.
 
 A SQLite table rebuilt later (batch mode) loses its triggers: such a migration must call
 `create_count_triggers()` of this module again.
@@ -27,6 +28,7 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 SLOTS = 16
+CLAIM_SLOTS = 4  # a claim's own message count: messages of one claim are few writers at a time
 # PostgreSQL: one function adds to a count's slot; one trigger function per table says what a row counts in.
 _PG_FUNCTIONS = [
     """
@@ -54,7 +56,9 @@ BEGIN
     PERFORM row_count_add('claims:' || NEW.status, NEW.id, 1);
   END IF;
   IF TG_OP = 'INSERT' THEN PERFORM row_count_add('claims', NEW.id, 1);
-  ELSIF TG_OP = 'DELETE' THEN PERFORM row_count_add('claims', OLD.id, -1);
+  ELSIF TG_OP = 'DELETE' THEN
+    PERFORM row_count_add('claims', OLD.id, -1);
+    DELETE FROM row_counts WHERE name = 'claim:' || OLD.id || ':messages';
   END IF;
   RETURN NULL;
 END $$
@@ -64,9 +68,11 @@ CREATE FUNCTION count_messages() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
     PERFORM row_count_add('messages', NEW.id, 1);
+    PERFORM row_count_add('claim:' || NEW.claim_id || ':messages', NEW.id % 4, 1);
     IF NEW.recipient_read_at IS NULL THEN PERFORM row_count_add('messages:unread', NEW.id, 1); END IF;
   ELSIF TG_OP = 'DELETE' THEN
     PERFORM row_count_add('messages', OLD.id, -1);
+    PERFORM row_count_add('claim:' || OLD.claim_id || ':messages', OLD.id % 4, -1);
     IF OLD.recipient_read_at IS NULL THEN PERFORM row_count_add('messages:unread', OLD.id, -1); END IF;
   ELSIF (OLD.recipient_read_at IS NULL) <> (NEW.recipient_read_at IS NULL) THEN
     PERFORM row_count_add('messages:unread', NEW.id,
@@ -100,9 +106,9 @@ _PG_DROP = [
 ]
 
 
-def _sqlite_add(name: str, row: str, delta: str, when: str = "1") -> str:
+def _sqlite_add(name: str, row: str, delta: str, when: str = "1", slots: int = SLOTS) -> str:
     return (
-        f"INSERT INTO row_counts (name, slot, n) SELECT {name}, {row}.id % {SLOTS}, {delta} WHERE {when}"
+        f"INSERT INTO row_counts (name, slot, n) SELECT {name}, {row}.id % {slots}, {delta} WHERE {when}"
         " ON CONFLICT (name, slot) DO UPDATE SET n = n + excluded.n;"
     )
 
@@ -117,7 +123,11 @@ _SQLITE_TRIGGERS = {
     ),
     "claims_count_delete": (
         "AFTER DELETE ON claims",
-        [_sqlite_add("'claims'", "OLD", "-1"), _sqlite_add("'claims:' || OLD.status", "OLD", "-1")],
+        [
+            _sqlite_add("'claims'", "OLD", "-1"),
+            _sqlite_add("'claims:' || OLD.status", "OLD", "-1"),
+            "DELETE FROM row_counts WHERE name = 'claim:' || OLD.id || ':messages';",
+        ],
     ),
     "claims_count_status": (
         "AFTER UPDATE OF status ON claims",
@@ -130,6 +140,7 @@ _SQLITE_TRIGGERS = {
         "AFTER INSERT ON messages",
         [
             _sqlite_add("'messages'", "NEW", "1"),
+            _sqlite_add("'claim:' || NEW.claim_id || ':messages'", "NEW", "1", slots=CLAIM_SLOTS),
             _sqlite_add("'messages:unread'", "NEW", "1", "NEW.recipient_read_at IS NULL"),
         ],
     ),
@@ -137,6 +148,7 @@ _SQLITE_TRIGGERS = {
         "AFTER DELETE ON messages",
         [
             _sqlite_add("'messages'", "OLD", "-1"),
+            _sqlite_add("'claim:' || OLD.claim_id || ':messages'", "OLD", "-1", slots=CLAIM_SLOTS),
             _sqlite_add("'messages:unread'", "OLD", "-1", "OLD.recipient_read_at IS NULL"),
         ],
     ),
@@ -186,6 +198,12 @@ def _fill_counts() -> None:
         "'messages:unread'": "messages WHERE recipient_read_at IS NULL",
     }
     op.execute("DELETE FROM row_counts")
+    op.execute(
+        "INSERT INTO row_counts (name, slot, n)"
+        # '\\:' is a colon, not a bound parameter.
+        f" SELECT 'claim:' || claim_id || '\\:messages', id % {CLAIM_SLOTS}, count(*)"
+        " FROM messages GROUP BY 1, 2"
+    )
     for name, source in counted.items():
         op.execute(
             f"INSERT INTO row_counts (name, slot, n) SELECT {name}, id % {SLOTS}, count(*) FROM {source}"
