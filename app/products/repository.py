@@ -166,7 +166,22 @@ def _page_statement(shape: tuple[Any, ...], order: tuple[str, str], paged: bool,
         bound = tuple_(bindparam("after_key", type_=column.type), bindparam("after_id"))
         statement = statement.where(key > bound if sort.order == "asc" else key < bound)
     statement = statement.order_by(*sort.clauses())
-    return statement.offset(bindparam("offset")).limit(bindparam("limit")) if paged else statement
+    if not paged:
+        return statement
+    # The page's rows first, then the active-claim flag for those rows only: over a whole table the
+    # planner would rather hash every active claim than look up the page's few.
+    shown = [column for column in LIST_COLUMNS if column is not HAS_ACTIVE_CLAIM]
+    page = (
+        statement.with_only_columns(*shown, column.label("sort_key"))
+        .offset(bindparam("offset"))
+        .limit(bindparam("limit"))
+        .subquery("page")
+    )
+    active = exists().where(_claims.product_id == page.c.id, _claims.status != "closed")
+    keys = (page.c.sort_key, page.c.id)
+    return select(*page.c, active.label("has_active_claim")).order_by(
+        *(key.asc() if sort.order == "asc" else key.desc() for key in keys)
+    )
 
 
 @functools.cache
