@@ -1,6 +1,6 @@
 """`make bench`: every figure of docs/performance.md, written to bench/results/.
 
-    python -m bench.run [--only rest|hub|layers] [--seconds N] [--hub-cases 1k,10k,10k-1000]
+    python -m bench.run [--only rest|hub|layers|scale] [--seconds N] [--hub-cases 1k,10k,10k-1000]
 
 Creates its own PostgreSQL databases on WARRANTY_BENCH_PG (default postgres@127.0.0.1:5432), seeds them,
 starts the service (one worker and two) and the floor app side by side, drives them with wrk, and drops
@@ -153,7 +153,7 @@ def main() -> None:
     if shutil.which("wrk") is None:
         raise SystemExit("the benchmarks need wrk (Debian: apt-get install wrk)")
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", choices=["rest", "hub", "layers"])
+    parser.add_argument("--only", choices=["rest", "hub", "layers", "scale"])
     parser.add_argument("--seconds", type=int, default=10, help="wrk duration per measurement")
     parser.add_argument(
         "--hub-cases",
@@ -175,6 +175,10 @@ def main() -> None:
         report["layers"] = uvloop.run(run_layers())
     if args.only in (None, "hub"):
         report["hub"] = uvloop.run(run_hub(logs, args.hub_cases.split(",")))
+    if args.only in (None, "scale"):  # small and large data sets (the large one seeds in minutes)
+        from bench import scale
+
+        report["scale"] = scale.run(list(scale.SIZES), rounds=15, keep=False, reuse=False)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     out = RESULTS / f"bench-{stamp}.json"
     out.write_text(json.dumps(report, indent=2))
