@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 import app.models
 from app.config import Settings
 from app.core import sqlite_ids
+from app.core.count_triggers import ensure_count_triggers
 from app.core.db import create_engine
 from app.core.migrate import MIGRATION_LOCK_KEY
 
@@ -58,6 +59,7 @@ def _run_sync(connection: Connection) -> None:
             # waited finds the schema another one has just migrated and applies nothing.
             connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
         context.run_migrations()
+        ensure_count_triggers(connection)  # a SQLite table rebuild drops them
 
 
 def _without_foreign_keys(engine: AsyncEngine) -> None:

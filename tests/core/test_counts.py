@@ -3,11 +3,16 @@ transaction; after any mix of writes, cascading deletes included, they equal a C
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+
 import httpx
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
+from sqlalchemy.ext.asyncio import create_async_engine
 
+from app.core.migrate import upgrade
 from app.models import Claim, Message, Product
 from tests.factories.claims import claim_cast, create_claim, create_message
 from tests.factories.products import create_product
@@ -168,3 +173,20 @@ async def test_the_admin_read_state_follows_who_the_recipients_are(
         f"/api/claims/{cast.claim.id}/supplier", json={"supplierId": cast.supplier.id}, headers=headers
     )
     assert (await client.get("/api/messages?unread=true", headers=headers)).json()["meta"]["total"] == 0
+
+
+async def test_sqlite_count_triggers_outlive_a_later_table_rebuild(tmp_path: Path) -> None:
+    """A later migration that rebuilds a table in batch mode drops its triggers with it; every migration
+    run puts them back, so the counts keep counting."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'rebuilt.db'}"
+    await asyncio.to_thread(upgrade, url)
+    engine = create_async_engine(url)
+    triggers = text("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
+    async with engine.begin() as connection:
+        before = list(await connection.scalars(triggers))
+        await connection.execute(text("DROP TRIGGER products_count_insert"))  # what a rebuild does
+    await asyncio.to_thread(upgrade, url)  # nothing left to apply
+    async with engine.begin() as connection:
+        assert list(await connection.scalars(triggers)) == before
+        assert "products_count_insert" in before
+    await engine.dispose()
