@@ -101,6 +101,11 @@ class Settings(BaseSettings):
     inbound_secret: SecretStr = SecretStr("")
     inbound_dedup_days: int = 7
     inbound_max_part: int = 1024 * 1024  # bytes of a text or HTML body part read; the rest is cut
+    resend_api_url: str = "https://api.resend.com"
+    resend_api_key: SecretStr = SecretStr("")
+    resend_timeout: float = 10.0
+    postmark_inbound_user: str = ""
+    postmark_inbound_password: SecretStr = SecretStr("")
 
     _split = field_validator("cors_origins", "expiry_alert_days", "inbound_providers", mode="before")(
         _split_commas

@@ -32,10 +32,13 @@ def _decode(content: str) -> bytes | None:
 
 async def _accept(item: InboundAttachment, settings: Settings) -> PickedAttachment | None:
     max_size = settings.max_inbound_attachment_size
+    if item.data is not None:  # fetched from the provider
+        data: bytes | None = item.data
     # Metadata only, or certainly too large (base64 is 4/3 of the bytes, plus line breaks): not decoded.
-    if not item.content or len(item.content) > max_size * 2 + 1024:
+    elif not item.content or len(item.content) > max_size * 2 + 1024:
         return None
-    data = _decode(item.content)
+    else:
+        data = _decode(item.content)
     if data is None or not data or len(data) > max_size:
         return None
     kind = sniff(data)

@@ -28,7 +28,21 @@ def _key(kind: str, value: str) -> str:
     return key
 
 
-def delivery_keys(webhook_id: str | None, provider_email_id: str | None, message_id: str | None) -> list[str]:
+def content_key(sender: str, recipients: list[str], subject: str, text: str, html: str) -> str:
+    """`content:<SHA-256>` over what a delivery says, each field length-prefixed (no two splits collide)."""
+    digest = hashlib.sha256()
+    for part in (sender, "\n".join(recipients), subject, text, html):
+        encoded = part.encode("utf-8", "surrogatepass")
+        digest.update(len(encoded).to_bytes(8, "big"))
+        digest.update(encoded)
+    return f"content:{digest.hexdigest()}"
+
+
+def delivery_keys(
+    webhook_id: str | None, provider_email_id: str | None, message_id: str | None, content: str
+) -> list[str]:
+    """The keys a delivery is known by; its content's hash when it carries no id at all (a replay of a
+    signed payload without ids is then a duplicate too)."""
     keys = []
     if webhook_id:
         keys.append(_key("webhook", webhook_id))
@@ -36,7 +50,7 @@ def delivery_keys(webhook_id: str | None, provider_email_id: str | None, message
         keys.append(_key("email", provider_email_id))
     if message_id:
         keys.append(_key("msgid", message_id))
-    return keys
+    return keys or [content]
 
 
 async def seen(session: AsyncSession, keys: list[str]) -> bool:

@@ -22,6 +22,8 @@ class InboundAttachment:
     file_name: str
     content_type: str | None
     content: str | None  # base64; None when the provider sent only metadata
+    provider_id: str | None = None  # Resend's attachment id, to fetch a metadata-only one
+    data: bytes | None = None  # the bytes, once fetched from the provider
 
 
 @dataclass
@@ -35,6 +37,8 @@ class InboundEmail:
     html: str = ""
     headers: dict[str, str] = field(default_factory=dict)  # lower-cased names, first occurrence wins
     attachments: list[InboundAttachment] = field(default_factory=list)
+    mailbox_hash: str = ""  # Postmark's `+` part of the recipient address
+    body_missing: bool = False  # a metadata-only event (Resend's): the body is fetched from the provider
 
 
 class NotAnEmail(Exception):
@@ -64,7 +68,7 @@ def _provider_event(payload: dict[str, Any]) -> InboundEmail:
     data = payload["data"]
     if not isinstance(data, dict):
         raise unreadable("data must be an object")
-    headers = _headers(data.get("headers"))
+    headers = read_headers(data.get("headers"))
     return InboundEmail(
         provider_email_id=_opt_str(data.get("id") or data.get("email_id"), "data.id"),
         message_id=_message_id(
@@ -76,12 +80,13 @@ def _provider_event(payload: dict[str, Any]) -> InboundEmail:
         text=_str(data.get("text"), "data.text"),
         html=_str(data.get("html"), "data.html"),
         headers=headers,
-        attachments=_attachments(data.get("attachments"), ("filename", "content_type", "content")),
+        attachments=read_attachments(data.get("attachments"), ("filename", "content_type", "content")),
+        body_missing=not any(key in data for key in ("text", "html")),
     )
 
 
 def _postmark(payload: dict[str, Any]) -> InboundEmail:
-    headers = _headers(payload.get("Headers"))
+    headers = read_headers(payload.get("Headers"))
     from_full = payload.get("FromFull")
     if from_full is not None and not isinstance(from_full, dict):
         raise unreadable("FromFull must be an object")
@@ -95,12 +100,13 @@ def _postmark(payload: dict[str, Any]) -> InboundEmail:
         text=_str(payload.get("TextBody"), "TextBody"),
         html=_str(payload.get("HtmlBody"), "HtmlBody"),
         headers=headers,
-        attachments=_attachments(payload.get("Attachments"), ("Name", "ContentType", "Content")),
+        attachments=read_attachments(payload.get("Attachments"), ("Name", "ContentType", "Content")),
+        mailbox_hash=_str(payload.get("MailboxHash"), "MailboxHash").strip(),
     )
 
 
 def _generic(payload: dict[str, Any]) -> InboundEmail:
-    headers = _headers(payload.get("headers"))
+    headers = read_headers(payload.get("headers"))
     return InboundEmail(
         provider_email_id=_opt_str(payload.get("id") or payload.get("email_id"), "id"),
         message_id=_message_id(payload.get("message_id") or headers.get("message-id")),
@@ -110,7 +116,7 @@ def _generic(payload: dict[str, Any]) -> InboundEmail:
         text=_str(payload.get("text"), "text"),
         html=_str(payload.get("html"), "html"),
         headers=headers,
-        attachments=_attachments(payload.get("attachments"), ("filename", "content_type", "content")),
+        attachments=read_attachments(payload.get("attachments"), ("filename", "content_type", "content")),
     )
 
 
@@ -160,7 +166,7 @@ def _postmark_addresses(payload: dict[str, Any], name: str) -> list[str]:
     return _addresses([_str(item.get("Email"), f"{name}Full.Email") for item in full], f"{name}Full")
 
 
-def _headers(value: object) -> dict[str, str]:
+def read_headers(value: object) -> dict[str, str]:
     """A {name: value} object or a list of {name, value} / {Name, Value} items."""
     if value is None:
         return {}
@@ -181,7 +187,7 @@ def _headers(value: object) -> dict[str, str]:
 _CONTENT_TYPE_KEYS = ("contentType", "ContentType", "content_type")
 
 
-def _attachments(value: object, keys: tuple[str, str, str]) -> list[InboundAttachment]:
+def read_attachments(value: object, keys: tuple[str, str, str]) -> list[InboundAttachment]:
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
@@ -193,11 +199,13 @@ def _attachments(value: object, keys: tuple[str, str, str]) -> list[InboundAttac
         if content_type is None:
             content_type = next((item[key] for key in _CONTENT_TYPE_KEYS if key in item), None)
         content = item.get(content_key)
+        provider_id = item.get("id")
         found.append(
             InboundAttachment(
                 file_name=_clean_file_name(item.get(name_key)),
                 content_type=content_type if isinstance(content_type, str) else None,
                 content=content if isinstance(content, str) else None,
+                provider_id=provider_id if isinstance(provider_id, str) and provider_id else None,
             )
         )
     return found
@@ -209,11 +217,14 @@ def _clean_file_name(value: object) -> str:
     return name[-255:]
 
 
-def claim_id_from(recipients: list[str], mail_domain: str) -> int | None:
-    """The claim of the first recipient `claim+<id>@{mail_domain}` (case-insensitive), or None."""
+def claim_id_from(recipients: list[str], mail_domain: str, mailbox_hash: str = "") -> int | None:
+    """The claim of the first recipient `claim+<id>@{mail_domain}` (case-insensitive); else Postmark's
+    `MailboxHash` when it is a claim id (the `+` part of an address Postmark received for us); or None."""
     pattern = re.compile(rf"^claim\+(\d+)@{re.escape(mail_domain)}$", re.IGNORECASE)
     for address in recipients:
         match = pattern.match(address.strip())
         if match:
             return int(match.group(1))
+    if mailbox_hash.isascii() and mailbox_hash.isdigit() and len(mailbox_hash) <= 12:
+        return int(mailbox_hash)
     return None

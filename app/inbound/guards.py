@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from email.utils import getaddresses
 
 from app.config import Settings
@@ -35,3 +36,30 @@ def is_automated(email: InboundEmail, settings: Settings) -> bool:
     return email.sender == own_address(settings) or (
         domain == settings.mail_domain.lower() and local.startswith("claim+")
     )
+
+
+_VERDICT = re.compile(r"\b(dmarc|spf|dkim)\s{0,3}=\s{0,3}([a-z]{1,12})")
+_RESULT_HEADERS = ("authentication-results", "arc-authentication-results")
+
+
+def _verdicts(headers: dict[str, str]) -> dict[str, set[str]]:
+    """Every result a receiving server recorded, by method: {"dkim": {"fail"}, "spf": {"softfail"}, ...}."""
+    found: dict[str, set[str]] = {"dmarc": set(), "spf": set(), "dkim": set()}
+    for name in _RESULT_HEADERS:
+        for method, result in _VERDICT.findall(headers.get(name, "").lower()):
+            found[method].add(result)
+    received_spf = headers.get("received-spf", "").strip().lower().split(" ", 1)[0]
+    if received_spf:
+        found["spf"].add(received_spf.rstrip(";"))
+    return found
+
+
+def sender_not_authenticated(email: InboundEmail) -> bool:
+    """The receiving server's verdicts say the From address is forged: `dmarc=fail`, or SPF failing (fail
+    or softfail) together with DKIM failing (and no DKIM signature passing). No verdicts: not decided here."""
+    verdicts = _verdicts(email.headers)
+    if "fail" in verdicts["dmarc"]:
+        return True
+    spf_failed = bool(verdicts["spf"] & {"fail", "softfail"})
+    dkim_failed = "fail" in verdicts["dkim"] and "pass" not in verdicts["dkim"]
+    return spf_failed and dkim_failed

@@ -19,7 +19,7 @@ from app.core.storage import StorageDep
 from app.errors import NotFound, ValidationFailed
 from app.inbound import deliveries
 from app.inbound.service import Outcome, receive
-from app.inbound.signatures import verify_provider_signature, verify_standard_webhook
+from app.inbound.signatures import postmark_basic_auth, verify_provider_signature, verify_standard_webhook
 
 logger = logging.getLogger("warranty.inbound")
 
@@ -32,10 +32,11 @@ class InboundResult(ResponseModel):
     status: Literal["processed", "ignored", "duplicate"] = Field(examples=["processed"])
     claim_id: int | None = Field(default=None, examples=[42])
     message_id: str | None = Field(default=None, examples=["123"])
+    reason: str | None = Field(default=None, examples=["sender_not_authenticated"])
 
 
 _RESPONSES: dict[int | str, dict[str, Any]] = {
-    **errors(400, 401, 403, 404, 500),
+    **errors(400, 401, 403, 404, 500, 503),
     200: {
         "description": "processed, ignored (automated mail, closed claim, nothing new) or duplicate",
         "content": {
@@ -43,6 +44,9 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
                 "examples": {
                     "processed": {"value": {"status": "processed", "claimId": 42, "messageId": "123"}},
                     "ignored": {"value": {"status": "ignored"}},
+                    "not authenticated": {
+                        "value": {"status": "ignored", "reason": "sender_not_authenticated"}
+                    },
                     "duplicate": {"value": {"status": "duplicate"}},
                 }
             }
@@ -60,7 +64,7 @@ def _json(body: bytes) -> object:
 
 def _result(outcome: Outcome) -> InboundResult:
     if outcome.status != "processed":
-        return InboundResult(status=outcome.status)
+        return InboundResult(status=outcome.status, reason=outcome.reason)
     return InboundResult(status="processed", claim_id=outcome.claim_id, message_id=str(outcome.message_id))
 
 
@@ -95,14 +99,17 @@ async def provider_inbound(
     """Receive an inbound email from a configured provider (`WARRANTY_INBOUND_PROVIDERS`, else 404).
 
     Signed with the header `{Provider}-Signature`: the hex HMAC-SHA256 of the raw body keyed with
-    `WARRANTY_WEBHOOK_SECRET`. The body is a provider event (`email.received`), Postmark's inbound JSON
-    or the generic `{from, to, subject, text, html}`; the reply becomes a message in the claim named by
-    the `claim+<id>@` recipient.
+    `WARRANTY_WEBHOOK_SECRET`; Postmark may instead send HTTP Basic credentials equal to
+    `WARRANTY_POSTMARK_INBOUND_USER` / `WARRANTY_POSTMARK_INBOUND_PASSWORD`. The body is a provider event
+    (`email.received`; a metadata-only one is completed from Resend's receiving API, 503 while that cannot
+    be reached), Postmark's inbound JSON or the generic `{from, to, subject, text, html}`; the reply
+    becomes a message in the claim named by the `claim+<id>@` recipient (or Postmark's `MailboxHash`).
     """
     if provider.lower() not in {name.lower() for name in settings.inbound_providers}:
         raise NotFound("No such inbound provider.")
     body = await request.body()
-    verify_provider_signature(settings, provider, request.headers, body)
+    if not (provider.lower() == "postmark" and postmark_basic_auth(settings, request.headers)):
+        verify_provider_signature(settings, provider, request.headers, body)
     outcome = await receive(session, storage, settings, _json(body), webhook_id=None)
     background.add_task(_prune, request, settings)
     return _result(outcome)

@@ -1,7 +1,8 @@
 """Turning a verified inbound email into a claim message, or saying why not.
 
-Order: readable payload -> loop guards -> claim address -> duplicate -> claim -> sender -> participant ->
-closed -> reply text and attachment -> keys recorded (savepoint) -> the message, exactly as if sent.
+Order: readable payload -> the body from the provider when the event carries only metadata -> loop guards
+-> sender authentication -> claim address -> duplicate -> claim -> sender -> participant -> closed -> reply
+text and attachment -> keys recorded (savepoint) -> the message, exactly as if sent.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from app.errors import Conflict, Forbidden, NotFound, PayloadTooLarge, Unsupport
 from app.inbound import deliveries
 from app.inbound.attachments import pick_attachment
 from app.inbound.formats import InboundEmail, NotAnEmail, claim_id_from, parse_payload
-from app.inbound.guards import is_automated, own_address
+from app.inbound.guards import is_automated, own_address, sender_not_authenticated
 from app.inbound.reply import OurAddresses, extract_reply_off_loop
+from app.inbound.resend import fetch_received
 from app.messages.service import AttachmentUpload, post_message
 from app.models import Claim, User
 from app.users.repository import UserRepository
@@ -34,6 +36,7 @@ class Outcome:
     status: str  # processed | ignored | duplicate
     claim_id: int | None = None
     message_id: int | None = None
+    reason: str | None = None  # why an email was ignored, when the answer says it
 
 
 IGNORED = Outcome("ignored")
@@ -49,13 +52,29 @@ async def receive(
     except NotAnEmail as event_type:
         logger.info("inbound event %s ignored: not a received email", event_type)
         return IGNORED
+    if email.body_missing:
+        if not settings.resend_api_key.get_secret_value():
+            logger.warning(
+                "inbound email %s ignored: the event carries no body and WARRANTY_RESEND_API_KEY is not set",
+                email.provider_email_id,
+            )
+            return Outcome("ignored", reason="resend_api_key_missing")
+        fetched = await fetch_received(email, settings) if email.provider_email_id else None
+        if fetched is None:
+            logger.info("inbound email %s ignored: unknown to Resend", email.provider_email_id)
+            return IGNORED
+        email = fetched
     if is_automated(email, settings):
         logger.info("inbound email from %s ignored: automated", email.sender)
         return IGNORED
-    claim_id = claim_id_from(email.recipients, settings.mail_domain)
+    if sender_not_authenticated(email):
+        logger.warning("inbound email from %s ignored: its authentication results failed", email.sender)
+        return Outcome("ignored", reason="sender_not_authenticated")
+    claim_id = claim_id_from(email.recipients, settings.mail_domain, email.mailbox_hash)
     if claim_id is None:
         raise ValidationFailed(f"No recipient is a claim address claim+<id>@{settings.mail_domain}.")
-    keys = deliveries.delivery_keys(webhook_id, email.provider_email_id, email.message_id)
+    content = deliveries.content_key(email.sender, email.recipients, email.subject, email.text, email.html)
+    keys = deliveries.delivery_keys(webhook_id, email.provider_email_id, email.message_id, content)
     if await deliveries.seen(session, keys):
         return DUPLICATE
     claim = await session.get(Claim, claim_id) if claim_id <= _MAX_DB_ID else None

@@ -96,3 +96,21 @@ def verify_standard_webhook(settings: Settings, headers: Mapping[str, str], body
         if hmac.compare_digest(expected, given):
             return webhook_id
     raise InvalidSignature()
+
+
+def postmark_basic_auth(settings: Settings, headers: Mapping[str, str]) -> bool:
+    """HTTP Basic credentials equal to the configured Postmark inbound user and password (Postmark sends
+    the ones written in the webhook URL; it does not sign inbound posts). Compared in constant time."""
+    user = settings.postmark_inbound_user
+    password = settings.postmark_inbound_password.get_secret_value()
+    scheme, _, encoded = (headers.get("authorization") or "").strip().partition(" ")
+    if not user or not password or scheme.lower() != "basic":
+        return False
+    try:
+        decoded = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    given_user, separator, given_password = decoded.partition(":")
+    user_matches = hmac.compare_digest(given_user.encode(), user.encode())
+    password_matches = hmac.compare_digest(given_password.encode(), password.encode())
+    return bool(separator) and user_matches and password_matches
