@@ -162,6 +162,21 @@ def _header_block(lines: list[str], start: int) -> bool:
     return time and ((labels >= 2 and address) or labels >= 4)
 
 
+def _headers_follow(lines: list[str], start: int) -> bool:
+    """Whether `Label: value` lines naming an address or a time come next (a quoted message's headers
+    under a rule, as Hotmail and webmails write them; "P.S.: ..." under a rule is the writer's)."""
+    first = _next_text(lines, start)
+    if first is None or label_of(lines[first].strip()) is None:
+        return False
+    for index in range(first, min(len(lines), first + _HEADER_BLOCK_LINES)):
+        line = lines[index].strip()
+        if not line or len(line) > MAX_SHAPED_LINE:
+            return False
+        if has_address(line) or has_time(line):
+            return True
+    return False
+
+
 def _starts_quoted_message(lines: list[str], index: int) -> bool:
     line = lines[index].strip()
     if line in (QUOTE_MARK, RULE_MARK) or is_quote(line) or is_delimiter(line) or is_footer(line):
@@ -187,8 +202,7 @@ def _scan(lines: list[str], ours: OurAddresses | None = None) -> str:
         elif line == QUOTE_MARK or is_quote(line):
             pass
         elif line == RULE_MARK:
-            following = _next_text(lines, index + 1)
-            if following is not None and label_of(lines[following].strip()) is not None:
+            if _headers_follow(lines, index + 1):
                 break
         elif is_forward_marker(line):
             while index < len(lines) and lines[index].strip():  # the marker and the forwarded headers

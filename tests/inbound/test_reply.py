@@ -88,3 +88,11 @@ async def test_extraction_runs_off_the_event_loop_on_the_cut_parts(monkeypatch: 
 
     assert reply == "Kept line\nxx"  # 12 bytes
     assert threads and threads[0] != loop_thread
+
+
+def test_a_rule_ends_the_reply_only_above_a_quoted_message_s_headers() -> None:
+    headers = "<hr><b>From:</b> Bob &lt;bob@example.com&gt;<br><b>Sent:</b> Monday<br>Hello"
+    assert extract_reply("", f"<p>Thanks</p>{headers}") == "Thanks"
+    assert extract_reply("", "<p>Thanks</p><hr><p>P.S.: the box is in the garage.</p>") == (
+        "Thanks\n\nP.S.: the box is in the garage."
+    )
