@@ -96,3 +96,29 @@ def test_a_rule_ends_the_reply_only_above_a_quoted_message_s_headers() -> None:
     assert extract_reply("", "<p>Thanks</p><hr><p>P.S.: the box is in the garage.</p>") == (
         "Thanks\n\nP.S.: the box is in the garage."
     )
+
+
+@pytest.mark.parametrize(
+    "quoted",
+    [
+        # Yahoo Mail
+        '<div class="yahoo_quoted" id="yahoo_quoted_123"><div>On Tuesday, November 24, 2026, 11:30 AM, '
+        "Bob &lt;bob@example.com&gt; wrote:</div><div>Original</div></div>",
+        # Proton Mail
+        '<div class="protonmail_quote">------- Original Message -------<br>On Tuesday, November 24th, '
+        "2026 at 11:30, Bob &lt;bob@example.com&gt; wrote:<blockquote>Original</blockquote></div>",
+        # new Outlook / Outlook on the web
+        '<div id="appendonsend"></div><hr style="display:inline-block;width:98%"><div id="divRplyFwdMsg">'
+        "<b>From:</b> Bob<br><b>Sent:</b> Tuesday<br></div><div>Original</div>",
+        # Thunderbird
+        '<div class="moz-cite-prefix">On 24/11/2026 11:30, Bob wrote:<br></div><blockquote type="cite">'
+        "Original</blockquote>",
+        # Windows Mail / Hotmail: a top border, then the header block
+        '<div style="border-top-color: rgb(229,229,229); border-top-width: 1px; border-top-style: solid;">'
+        "<b>From:</b> <a href='mailto:bob@example.com'>Bob</a><br><b>Sent:</b> 24 November 2026 11:30</div>"
+        "<div>Original</div>",
+    ],
+    ids=["yahoo", "proton", "outlook-web", "thunderbird", "windows-mail"],
+)
+def test_html_quote_containers_of_common_programs(quoted: str) -> None:
+    assert extract_reply("", f"<div>My answer</div>{quoted}") == "My answer"
