@@ -12,6 +12,7 @@ from bench.run import create_database, drop_database, prepare, service_env, toke
 HERE = Path(__file__).resolve().parent
 CONNECTIONS = 20
 ROUNDS = 2
+LOGIN = "POST login (Argon2id by design)"
 
 
 def _pair(
@@ -44,7 +45,12 @@ def _pair(
     }
 
 
-async def run_rest(seconds: int, logs: Path) -> dict[str, Any]:
+def _selected(label: str, cases: list[str] | None) -> bool:
+    return cases is None or any(case.strip().lower() in label.lower() for case in cases)
+
+
+async def run_rest(seconds: int, logs: Path, cases: list[str] | None = None) -> dict[str, Any]:
+    """`cases`: only the endpoints whose label contains one of these (any case); None for all."""
     name = "warranty_bench_rest"
     url = await create_database(name)
     results: dict[str, Any] = {}
@@ -74,14 +80,21 @@ async def run_rest(seconds: int, logs: Path) -> dict[str, Any]:
             }
             try:
                 floor, cold, warm = servers["floor"], servers["cold"], servers["warm"]
+                pairs = {
+                    "GET products page (cache cold)": (cold, products, None),
+                    "GET products page (cache warm)": (warm, products, None),
+                    "GET claim detail": (cold, detail, None),
+                    "GET messages page of 50 (cache cold)": (cold, messages, None),
+                    "GET messages page of 50 (cache warm)": (warm, messages, None),
+                    "POST message": (cold, post, HERE / "post_message.lua"),
+                }
                 figures = {
-                    "GET products page (cache cold)": _pair(cold, floor, products, headers, seconds),
-                    "GET products page (cache warm)": _pair(warm, floor, products, headers, seconds),
-                    "GET claim detail": _pair(cold, floor, detail, headers, seconds),
-                    "GET messages page of 50 (cache cold)": _pair(cold, floor, messages, headers, seconds),
-                    "GET messages page of 50 (cache warm)": _pair(warm, floor, messages, headers, seconds),
-                    "POST message": _pair(cold, floor, post, headers, seconds, HERE / "post_message.lua"),
-                    "POST login (Argon2id by design)": {
+                    label: _pair(server, floor, path, headers, seconds, script)
+                    for label, (server, path, script) in pairs.items()
+                    if _selected(label, cases)
+                }
+                if _selected(LOGIN, cases):
+                    figures[LOGIN] = {
                         "service": harness.wrk(
                             cold.url + "/api/login",
                             headers={},
@@ -89,8 +102,7 @@ async def run_rest(seconds: int, logs: Path) -> dict[str, Any]:
                             connections=4,
                             script=HERE / "login.lua",
                         ).as_dict()
-                    },
-                }
+                    }
             finally:
                 for server in servers.values():
                     server.stop()

@@ -1,6 +1,7 @@
 """`make bench`: every figure of docs/performance.md, written to bench/results/.
 
-    python -m bench.run [--only rest|hub|layers|scale] [--seconds N] [--hub-cases 1k,10k,10k-1000]
+    python -m bench.run [--only rest|hub|layers|scale] [--seconds N] [--rest-cases 'POST message']
+        [--hub-cases 1k,10k,10k-1000]
 
 Creates its own PostgreSQL databases on WARRANTY_BENCH_PG (default postgres@127.0.0.1:5432), seeds them,
 starts the service (one worker and two) and the floor app side by side, drives them with wrk, and drops
@@ -156,6 +157,10 @@ def main() -> None:
     parser.add_argument("--only", choices=["rest", "hub", "layers", "scale"])
     parser.add_argument("--seconds", type=int, default=10, help="wrk duration per measurement")
     parser.add_argument(
+        "--rest-cases",
+        help="only the REST endpoints whose label contains one of these, comma-separated: 'POST message'",
+    )
+    parser.add_argument(
         "--hub-cases",
         default=",".join(HUB_CASES),
         help=f"hub cases to run, comma-separated: {', '.join(HUB_CASES)}",
@@ -168,7 +173,9 @@ def main() -> None:
     if args.only in (None, "rest"):
         from bench.rest import run_rest
 
-        report["rest"] = asyncio.run(run_rest(args.seconds, logs))
+        report["rest"] = asyncio.run(
+            run_rest(args.seconds, logs, args.rest_cases.split(",") if args.rest_cases else None)
+        )
     if args.only in (None, "layers"):
         from bench.layers import run_layers
 
