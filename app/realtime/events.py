@@ -1,9 +1,11 @@
 """Publishing real-time events: a row in the change's own transaction, delivered only after it commits.
 
 This is the interface the rest of the service uses; the hub (app.realtime.hub) delivers from the rows.
-On PostgreSQL the transaction also sends NOTIFY with the id (delivered by PostgreSQL only at commit) so
-every process's hub reads it; in one process (SQLite) the after-commit hook EVENT_SINK hands the
-committed events to the hub, which then needs no query to deliver them.
+Ids follow commit order: on PostgreSQL a deferred trigger gives the row its id when the transaction
+commits, under a lock (migration 0003), and sends NOTIFY so every process's hub reads the new rows; the id
+seen before the commit is not the event's. In one process (SQLite, whose writers commit one at a time in
+the order they take ids) the after-commit hook EVENT_SINK hands the committed events to the hub, which
+then needs no query to deliver them.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.db import on_commit
@@ -21,7 +22,8 @@ from app.models import Event
 
 # Set by the app on every session it makes (sessionmaker info): called after commit with the events.
 EVENT_SINK = "event_sink"
-# The NOTIFY channel (app.realtime.backends.postgres listens on it); the payload is the event id only.
+# The NOTIFY channel (app.realtime.backends.postgres listens on it), sent by migration 0003's trigger with
+# an empty payload: it only says "read the table".
 NOTIFY_CHANNEL = "warranty_events"
 
 
@@ -44,11 +46,9 @@ async def publish(session: AsyncSession, topic: str, payload: dict[str, Any]) ->
     """Record `payload` on `topic`; subscribers receive it once the transaction commits, never before."""
     event = Event(topic=topic, payload=json.dumps(payload, separators=(",", ":"), ensure_ascii=False))
     session.add(event)
-    await session.flush()
     if session.get_bind().dialect.name == "postgresql":
-        await session.execute(
-            text("SELECT pg_notify(:channel, :id)"), {"channel": NOTIFY_CHANNEL, "id": str(event.id)}
-        )
+        return event  # written with the transaction's other changes; its id is given at commit
+    await session.flush()
     sink: Callable[[list[StoredEvent]], None] | None = session.info.get(EVENT_SINK)
     if sink is not None:
         stored = StoredEvent(event.id, event.topic, event.payload)

@@ -1,10 +1,12 @@
-"""Hands each committed event to the hub exactly once, in id order as far as commits allow.
+"""Hands each committed event to the hub exactly once, in id order.
+
+Event ids follow commit order (migration 0003 on PostgreSQL; SQLite's writers commit one at a time), so
+when an id is visible every lower id is visible too or never will be: reading "everything above the
+highest id delivered" never misses an event that commits later, and the tail never waits on a gap.
 
 Two ways in: `accept(events)` (one process: the after-commit hook passes the events themselves, no
 query), and `wake()` (a NOTIFY from any process, a reconnect): then it reads "everything above what I
-have" from the table, so a missed wake-up loses nothing. On PostgreSQL two
-transactions may commit out of id order: an id missing below the newest one seen is a gap that is
-watched for `gap_grace` seconds (it may still commit) before it is taken for a rollback.
+have" from the table, so a missed wake-up loses nothing.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ from app.realtime.history import all_after, newest_id
 logger = logging.getLogger("warranty.realtime")
 
 BATCH = 500
-MAX_GAPS = 1000
 
 # (after, limit) -> the events above `after`, oldest first; None when it cannot read now.
 Reader = Callable[[int, int], Awaitable[list[StoredEvent] | None]]
@@ -32,26 +33,19 @@ class EventTail:
         self,
         sessionmaker: async_sessionmaker[AsyncSession],
         deliver: Callable[[list[StoredEvent]], None],
-        *,
-        gap_grace: float = 30.0,
-        poll_interval: float = 1.0,
     ) -> None:
         self._sessionmaker = sessionmaker
         self._deliver = deliver
-        self._gap_grace = gap_grace
-        self._poll_interval = poll_interval
         self._wake = asyncio.Event()
         self._loop = asyncio.get_running_loop()
-        self._watermark = 0  # every id up to here is delivered or given up
-        self._seen: set[int] = set()  # delivered ids above the watermark
-        self._gaps: dict[int, float] = {}  # missing id -> when first noticed
+        self._watermark = 0  # the highest id delivered: every lower one is delivered or never will be
         self._prepared = False
         self._stopping = False
         self.reader: Reader | None = None  # a cheaper way to read than a pooled session (the backend's)
 
     @property
     def watermark(self) -> int:
-        """Every event up to this id has been handed to the hub already (or given up as a rollback)."""
+        """Every event up to this id has been handed to the hub already."""
         return self._watermark
 
     def wake(self) -> None:
@@ -64,11 +58,17 @@ class EventTail:
         self._wake.set()
 
     def accept(self, events: list[StoredEvent]) -> None:
-        """Committed events handed over directly (after-commit hook, same process)."""
-        fresh = [event for event in events if event.id > self._watermark and event.id not in self._seen]
-        if fresh:
-            self._deliver(fresh)
-        self._advance([event.id for event in events])
+        """Committed events handed over directly (after-commit hook, same process). Two commits' hooks may
+        run in the other order: events that do not follow the last one delivered are read from the table
+        instead, in order (an id may also be missing for good: a deleted claim's events)."""
+        fresh = [event for event in events if event.id > self._watermark]
+        if not fresh:
+            return
+        if fresh[0].id != self._watermark + 1:
+            self._wake.set()
+            return
+        self._deliver(fresh)
+        self._watermark = fresh[-1].id
 
     async def prepare(self) -> bool:
         """Starts after the newest committed event: older ones are history, served by replay."""
@@ -90,12 +90,7 @@ class EventTail:
                 await asyncio.sleep(min(30.0, 0.5 * 2**failures))
         failures = 0
         while not self._stopping:
-            timeout = self._poll_interval if self._gaps else None
-            try:
-                async with asyncio.timeout(timeout):
-                    await self._wake.wait()
-            except TimeoutError:
-                pass
+            await self._wake.wait()
             self._wake.clear()
             if self._stopping:
                 return
@@ -110,15 +105,13 @@ class EventTail:
 
     async def read(self) -> None:
         """Delivers every committed event not delivered yet."""
-        cursor = self._watermark
         while True:
-            events = await self._read(cursor)
-            if events:
-                cursor = events[-1].id
-            fresh = [event for event in events if event.id not in self._seen]
+            events = await self._read(self._watermark)
+            # `accept` may have delivered some while this read was under way.
+            fresh = [event for event in events if event.id > self._watermark]
             if fresh:
                 self._deliver(fresh)
-            self._advance([event.id for event in events])
+                self._watermark = fresh[-1].id
             if len(events) < BATCH:
                 return
 
@@ -129,18 +122,3 @@ class EventTail:
                 return events
         async with self._sessionmaker() as session:
             return await all_after(session, after, BATCH)
-
-    def _advance(self, ids: list[int]) -> None:
-        now = self._loop.time()
-        self._seen.update(ids)
-        top = max(self._seen, default=self._watermark)
-        # Only recent ids can still commit; a long run of missing ids (sequence jumps) is not tracked.
-        for missing in range(max(self._watermark + 1, top - MAX_GAPS), top):
-            if missing not in self._seen:
-                self._gaps.setdefault(missing, now)
-        for gap in [
-            gap for gap, since in self._gaps.items() if gap in self._seen or now - since > self._gap_grace
-        ]:
-            del self._gaps[gap]
-        self._watermark = min(self._gaps) - 1 if self._gaps else top
-        self._seen = {seen for seen in self._seen if seen > self._watermark}

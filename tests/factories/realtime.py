@@ -6,7 +6,9 @@ import json
 from typing import Any
 
 from fastapi import FastAPI
+from sqlalchemy import func, select
 
+from app.models import Event
 from app.realtime.events import publish
 
 
@@ -14,7 +16,13 @@ async def publish_event(app: FastAPI, topic: str, payload: dict[str, Any]) -> tu
     """Commits one event; answers its id and the stored JSON payload string."""
     async with app.state.sessionmaker() as session, session.begin():
         event = await publish(session, topic, payload)
-    return event.id, event.payload
+    if not app.state.settings.database_url.startswith("postgresql"):
+        return event.id, event.payload
+    # On PostgreSQL the id is given at commit (app.realtime.events): read it back.
+    async with app.state.sessionmaker() as session:
+        newest = await session.scalar(select(func.max(Event.id)).where(Event.topic == topic))
+    assert newest is not None
+    return newest, event.payload
 
 
 def new_message(claim_id: int, message_id: int, text: str = "Hello") -> dict[str, Any]:

@@ -152,7 +152,7 @@ async def test_sigterm_ends_open_streams_and_the_process_exits(
     assert await asyncio.to_thread(second_process.popen.wait, 10) in (0, -signal.SIGTERM)
 
 
-async def test_events_committed_out_of_id_order_are_all_delivered(
+async def test_an_event_written_first_and_committed_last_comes_last_with_a_higher_id(
     live: LiveServer, http: httpx.AsyncClient
 ) -> None:
     from app.realtime.events import publish
@@ -163,8 +163,12 @@ async def test_events_committed_out_of_id_order_are_all_delivered(
         async with live.app.state.sessionmaker() as slow:
             await slow.begin()
             early = await publish(slow, topic, new_message(s.claim.id, 1, "takes its time"))
+            await slow.flush()  # its row is written before the other event's
             late = await publish_event(live.app, topic, new_message(s.claim.id, 2, "commits first"))
-            assert late[0] > early.id
             assert await stream.events(1) == [late]
             await slow.commit()
-        assert await stream.events(1) == [(early.id, early.payload)]
+        [(last_id, payload)] = await stream.events(1)
+        assert payload == early.payload and last_id > late[0]
+    # Resuming from the first event received gives the second, once.
+    async with subscribe(http, topic, token=s.token, headers={"Last-Event-ID": str(late[0])}) as resumed:
+        assert await resumed.events(1) == [(last_id, early.payload)]
