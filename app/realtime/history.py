@@ -12,6 +12,7 @@ from app.models import Event
 from app.realtime.events import StoredEvent
 
 EARLIEST = "earliest"
+_BOUNDS = select(func.min(Event.id), func.max(Event.id))
 
 
 async def newest_id(session: AsyncSession) -> int | None:
@@ -20,15 +21,17 @@ async def newest_id(session: AsyncSession) -> int | None:
 
 
 async def replay_start(session: AsyncSession, last_event_id: str | None) -> int | None:
-    """The id to replay after: None for no replay; 0 for all history (`earliest`, or an id the hub does
-    not know, e.g. pruned or made up)."""
+    """The id to replay after: None for no replay; 0 for all history (`earliest`, or an id outside the
+    history: pruned, or above the newest). Ids are not consecutive and events may be deleted (a deleted
+    claim's go), so an id within the history is a point in it whether or not its row is still there: the
+    id a REST read handed out may be a deleted event's."""
     if last_event_id is None or last_event_id == "":
         return None
     if last_event_id == EARLIEST or not last_event_id.isdigit():
         return 0
     wanted = int(last_event_id)
-    known = await session.scalar(select(Event.id).where(Event.id == wanted))
-    return wanted if known is not None else 0
+    oldest, newest = (await session.execute(_BOUNDS)).one()
+    return wanted if oldest is not None and oldest <= wanted <= newest else 0
 
 
 async def events_after(session: AsyncSession, topics: list[str], after: int) -> list[StoredEvent]:

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import httpx
 from fastapi import FastAPI
+from sqlalchemy import delete
 
+from app.models import Event
+from app.realtime.events import messages_topic
 from app.realtime.resume import one_snapshot, resume_point
-from tests.factories.realtime import publish_event
+from tests.factories.realtime import new_message, publish_event
+from tests.realtime.support import LiveServer, subscribe
+from tests.realtime.test_router import scene
 
 
 async def test_no_event_yet_resumes_from_the_earliest(app: FastAPI) -> None:
@@ -31,3 +37,19 @@ async def test_one_snapshot_keeps_the_resume_point_with_the_reads_around_it(app:
         await publish_event(app, "claims/1/messages", {"type": "b"})
         assert await resume_point(session) == str(before)
         await session.commit()
+
+
+async def test_resuming_from_an_event_deleted_since_replays_only_what_came_after(
+    live: LiveServer, http: httpx.AsyncClient
+) -> None:
+    s = await scene(live.app)
+    topic = messages_topic(s.claim.id)
+    before = await publish_event(live.app, topic, new_message(s.claim.id, 1))
+    handed_out, _ = await publish_event(live.app, "claims/999/status", {"type": "status_update"})
+    after = await publish_event(live.app, topic, new_message(s.claim.id, 2))
+    async with live.app.state.sessionmaker() as session, session.begin():  # as a deleted claim's events go
+        await session.execute(delete(Event).where(Event.id == handed_out))
+
+    async with subscribe(http, topic, token=s.token, headers={"Last-Event-ID": str(handed_out)}) as stream:
+        assert await stream.events(1) == [after]  # not `before` again
+    assert before[0] < handed_out
