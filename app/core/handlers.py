@@ -9,10 +9,13 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from app.errors import AppError, MethodNotAllowed, NotFound, PayloadTooLarge, Unauthorized, ValidationFailed
 
 logger = logging.getLogger("warranty.errors")
+
+METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
 
 
 def render(error: AppError) -> JSONResponse:
@@ -42,7 +45,7 @@ async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
     return render(ValidationFailed(f"Invalid input: {summary}", details={"fields": fields}))
 
 
-async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     error: AppError
     if exc.status_code == 404:
@@ -60,7 +63,21 @@ async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
         error.code = f"HTTP_{exc.status_code}"
     if exc.headers:
         error.headers.update(exc.headers)
+    if exc.status_code == 405:
+        error.headers["Allow"] = _allowed_methods(request)
     return render(error)
+
+
+def _allowed_methods(request: Request) -> str:
+    """Every method some route on this path accepts (Starlette names only the first route that matched
+    the path, and a path often has one route per method): each method is tried against the routes."""
+    routes = request.app.router.routes
+    allowed = [
+        method
+        for method in METHODS
+        if any(route.matches({**request.scope, "method": method})[0] == Match.FULL for route in routes)
+    ]
+    return ", ".join(allowed)
 
 
 async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
