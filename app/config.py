@@ -90,7 +90,7 @@ class Settings(BaseSettings):
     run_worker: bool = True
     worker_poll_interval: float = 1.0
     worker_batch_size: int = 20
-    outbox_max_attempts: int = 8
+    outbox_retry_hours: float = Field(default=24.0, gt=0)  # retried this long before `failed`
     outbox_backoff_base: float = 2.0
     outbox_backoff_max: float = 3600.0
     expiry_alert_days: CommaList = Field(default_factory=lambda: ["30", "7"])

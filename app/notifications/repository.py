@@ -85,10 +85,30 @@ class OutboxRepository(Repository):
         item.status, item.attempts, item.next_attempt_at = "pending", 0, utc_now()
         item.locked_until = None
         await self.session.flush()
+        self._wake_worker()
+        return item
+
+    async def retry_failed(self, kind: str | None) -> int:
+        """Put every failed row (of `kind`, when given) back to pending, attempts reset, due now; answers
+        how many. One statement, whatever their number."""
+        statement = (
+            update(OutboxItem)
+            .where(OutboxItem.status == "failed")
+            .values(status="pending", attempts=0, next_attempt_at=utc_now(), locked_until=None)
+            .execution_options(synchronize_session=False)
+        )
+        if kind is not None:
+            statement = statement.where(OutboxItem.kind == kind)
+        result = await self.session.execute(statement)
+        count = int(getattr(result, "rowcount", 0) or 0)
+        if count:
+            self._wake_worker()
+        return count
+
+    def _wake_worker(self) -> None:
         wake = self.session.info.get(OUTBOX_WAKE)
         if wake is not None:
             on_commit(self.session, wake)
-        return item
 
 
 DeviceTokenRepo = Annotated[DeviceTokenRepository, Depends(DeviceTokenRepository.dependency)]

@@ -12,7 +12,13 @@ from app.core.openapi import errors
 from app.core.pagination import Page, Pagination, build_page
 from app.models import DeviceToken, OutboxItem
 from app.notifications.repository import DeviceTokenRepo, OutboxRepo
-from app.notifications.schemas import DeviceTokenIn, DeviceTokenOut, NotificationItem
+from app.notifications.schemas import (
+    BulkRetried,
+    BulkRetry,
+    DeviceTokenIn,
+    DeviceTokenOut,
+    NotificationItem,
+)
 
 router = APIRouter(prefix="/api", tags=["notifications"])
 
@@ -65,6 +71,19 @@ async def list_notifications(
     items, next_cursor = page.window(found, lambda item: (item.id,))
     data = [NotificationItem.model_validate(item) for item in items]
     return build_page(data, total, page, request, next_cursor)
+
+
+@router.post(
+    "/admin/notifications/retry",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=BulkRetried,
+    responses=errors(400, 401, 403),
+)
+async def retry_notifications(body: BulkRetry, _admin: AdminUser, outbox: OutboxRepo) -> BulkRetried:
+    """Retry every failed notification at once (after a provider's outage), or only those of one `kind`
+    (e.g. `email.claim_message`): each gets a fresh series of attempts, starting now. 202 with how many;
+    the worker delivers them in the background."""
+    return BulkRetried(count=await outbox.retry_failed(body.kind))
 
 
 @router.post(

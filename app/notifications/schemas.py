@@ -32,3 +32,14 @@ class NotificationItem(ResponseModel):
     created_at: UtcDateTime
     done_at: UtcDateTime | None
     payload: dict[str, Any]
+
+
+class BulkRetry(RequestModel):
+    """Which notifications to retry at once: every failed one, or every failed one of one kind."""
+
+    status: Literal["failed"]
+    kind: str | None = Field(default=None, min_length=1, max_length=100, examples=["email.claim_message"])
+
+
+class BulkRetried(ResponseModel):
+    count: int = Field(description="How many failed notifications were put back to pending.", examples=[12])

@@ -1,17 +1,24 @@
 """The outbox worker: claims due rows, delivers them outside any transaction, then marks them done or
 reschedules them with exponential backoff and jitter.
 
+Channels do not wait for each other (contract 16.3): each channel (email, push, and every other kind
+prefix, e.g. webhooks) claims and sends on its own, with at most `worker_batch_size` sends in flight, and
+claims again as soon as one finishes, so a mail server that accepts and never answers holds only the
+emails it holds, never a push. Every send runs under its channel's timeout.
+
+Retries span an outage (16.4): a row is retried with backoff until `outbox_retry_hours` (default 24) have
+surely passed since its first try, then it is `failed` (an admin may retry it, alone or in bulk).
+
 Claiming is safe with several workers: on PostgreSQL the batch is selected `FOR UPDATE SKIP LOCKED` and
 leased (`locked_until`) in one short transaction; on SQLite (one process, writers serialized by
 `BEGIN IMMEDIATE`) the lease update alone suffices. A crashed worker's rows become due again when their
 lease passes. Attempts are counted when a row is claimed, so a row that crashes its worker still ends as
-`failed` after `outbox_max_attempts`.
+`failed` once its retries are spent.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 from collections.abc import Awaitable, Callable, Mapping
@@ -19,16 +26,19 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import ColumnElement, not_, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings
+from app.core.background import pause
 from app.core.clock import utc_now, utc_today
 from app.models import OutboxItem
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[dict[str, Any]], Awaitable[None]]
+
+OTHER = "other"  # the channel of kinds no handler's channel covers
 
 
 class PermanentFailure(Exception):
@@ -55,8 +65,31 @@ def backoff(settings: Settings, attempts: int) -> float:
     return delay / 2 + random.uniform(0, delay / 2)
 
 
+def max_attempts(settings: Settings) -> int:
+    """Attempts before a row fails: the first one whose time, with the shortest jitter draws, comes at least
+    `outbox_retry_hours` after the first attempt."""
+    window = settings.outbox_retry_hours * 3600
+    attempts, waited = 1, 0.0
+    while waited < window:
+        waited += min(settings.outbox_backoff_max, settings.outbox_backoff_base * 2 ** (attempts - 1)) / 2
+        attempts += 1
+    return attempts
+
+
+def channel_of(kind: str) -> str:
+    """`email.claim_message` -> `email`: the kinds that share a transport share a channel."""
+    return kind.split(".", 1)[0]
+
+
+def send_timeout(settings: Settings, channel: str) -> float:
+    """The most one send may take: a few of the transport's own network timeouts (connect, greeting,
+    each command), never unbounded."""
+    per_operation = {"email": settings.smtp_timeout, "push": settings.push_timeout}
+    return 3 * per_operation.get(channel, max(settings.smtp_timeout, settings.push_timeout))
+
+
 def lease_seconds(settings: Settings) -> float:
-    """How long a claimed row is ours: well beyond one delivery's worst case (its network timeouts)."""
+    """How long a claimed row is ours: well beyond one delivery's worst case (its send timeout)."""
     return 60 + 3 * max(settings.smtp_timeout, settings.push_timeout)
 
 
@@ -72,20 +105,25 @@ class OutboxWorker:
         self.sessionmaker = sessionmaker
         self.handlers = handlers
         self.daily = daily  # the expiry alerts, run once per day by the loop
-        self._wake = asyncio.Event()
         self._stop = asyncio.Event()
+        self._lane_wakes: set[asyncio.Event] = set()
         self._daily_done_on: date | None = None
+        # The channels of the kinds it can deliver, and one for any other kind (which fails for good).
+        self.channels = (*sorted({channel_of(kind) for kind in handlers}), OTHER)
 
     def wake(self) -> None:
         """Called after a commit that enqueued something: deliver now rather than at the next poll."""
-        self._wake.set()
+        for wake in self._lane_wakes:
+            wake.set()
 
     def stop(self) -> None:
         self._stop.set()
-        self._wake.set()
+        for wake in self._lane_wakes:
+            wake.set()
 
-    async def claim_batch(self) -> list[Claimed]:
-        """Lease up to `worker_batch_size` due rows to this worker (one short transaction)."""
+    async def claim_batch(self, channel: str | None = None, limit: int | None = None) -> list[Claimed]:
+        """Lease up to `limit` (default `worker_batch_size`) due rows of `channel` (default every channel)
+        to this worker (one short transaction)."""
         now = utc_now()
         lease = now + timedelta(seconds=lease_seconds(self.settings))
         statement = (
@@ -96,8 +134,10 @@ class OutboxWorker:
                 or_(OutboxItem.locked_until.is_(None), OutboxItem.locked_until <= now),
             )
             .order_by(OutboxItem.next_attempt_at, OutboxItem.id)
-            .limit(self.settings.worker_batch_size)
+            .limit(limit or self.settings.worker_batch_size)
         )
+        if channel is not None:
+            statement = statement.where(self._of_channel(channel))
         if not self.settings.is_sqlite:
             statement = statement.with_for_update(skip_locked=True)
         async with self.sessionmaker() as session, session.begin():
@@ -107,6 +147,12 @@ class OutboxWorker:
                 row.attempts += 1
             return [Claimed(row.id, row.kind, dict(row.payload), row.attempts, lease) for row in rows]
 
+    def _of_channel(self, channel: str) -> ColumnElement[bool]:
+        if channel != OTHER:
+            return OutboxItem.kind.startswith(f"{channel}.", autoescape=True)
+        known = [OutboxItem.kind.startswith(f"{name}.", autoescape=True) for name in self.channels[:-1]]
+        return not_(or_(*known))
+
     async def deliver(self, item: Claimed) -> None:
         """Run the row's handler, then record the outcome (a session of its own)."""
         error: str | None = None
@@ -115,12 +161,16 @@ class OutboxWorker:
             handler = self.handlers.get(item.kind)
             if handler is None:
                 raise PermanentFailure(f"no handler for kind {item.kind!r}")
-            await handler(item.payload)
+            async with asyncio.timeout(send_timeout(self.settings, channel_of(item.kind))):
+                await handler(item.payload)
         except Skipped as exc:
             await self._record(item, None, False, skipped=str(exc))
             return
         except PermanentFailure as exc:
             error, permanent = f"PermanentFailure: {exc}", True
+        except TimeoutError:
+            error = f"TimeoutError: no answer within {send_timeout(self.settings, channel_of(item.kind))} s"
+            log.warning("outbox %s (%s) attempt %s timed out", item.id, item.kind, item.attempts)
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"[:2000]
             log.warning("outbox %s (%s) attempt %s failed: %s", item.id, item.kind, item.attempts, error)
@@ -133,7 +183,7 @@ class OutboxWorker:
             values.update(status="skipped", done_at=now, last_error=skipped)
         elif error is None:
             values.update(status="done", done_at=now, last_error=None)
-        elif permanent or item.attempts >= self.settings.outbox_max_attempts:
+        elif permanent or item.attempts >= max_attempts(self.settings):
             values.update(status="failed", last_error=error)
             log.error("outbox %s (%s) failed for good: %s", item.id, item.kind, error)
         else:
@@ -148,18 +198,33 @@ class OutboxWorker:
             )
 
     async def run_until_idle(self) -> int:
-        """Deliver batches until nothing is due; answers how many rows were attempted."""
+        """Deliver until nothing is due, every channel on its own; answers how many rows were attempted."""
+        return sum(await asyncio.gather(*(self.drain(channel) for channel in self.channels)))
+
+    async def drain(self, channel: str) -> int:
+        """Sends `channel`'s due rows, at most `worker_batch_size` at once, claiming more whenever one
+        finishes (or every poll interval while all are busy): one slow send never holds the others."""
         attempted = 0
-        while True:
-            batch = await self.claim_batch()
-            if not batch:
-                return attempted
-            outcomes = await asyncio.gather(*(self.deliver(item) for item in batch), return_exceptions=True)
-            for outcome in outcomes:
-                if isinstance(outcome, BaseException):
-                    # Recording the outcome failed (database away): the lease runs out, the row comes back.
-                    log.error("outbox outcome not recorded: %r", outcome)
-            attempted += len(batch)
+        running: set[asyncio.Task[None]] = set()
+        try:
+            while True:
+                room = self.settings.worker_batch_size - len(running)
+                stopping = self._stop.is_set()
+                batch = await self.claim_batch(channel, room) if room > 0 and not stopping else []
+                running.update(asyncio.create_task(self.deliver(item)) for item in batch)
+                attempted += len(batch)
+                if not running:
+                    return attempted
+                done, running = await asyncio.wait(
+                    running, timeout=self.settings.worker_poll_interval, return_when=asyncio.FIRST_COMPLETED
+                )
+                for task in done:
+                    if task.exception() is not None:
+                        # Not recorded (database away): the lease runs out and the row comes back.
+                        log.error("outbox outcome not recorded: %r", task.exception())
+        finally:
+            for task in running:
+                task.cancel()
 
     async def run_daily(self) -> None:
         """The daily job, once per UTC day per process (the job itself is exactly-once per alert)."""
@@ -170,13 +235,35 @@ class OutboxWorker:
         self._daily_done_on = today
 
     async def run_forever(self) -> None:
-        """Deliver, then sleep until woken by a commit, the poll interval, or stop()."""
-        while not self._stop.is_set():
-            self._wake.clear()
-            try:
-                await self.run_daily()
-                await self.run_until_idle()
-            except Exception:  # the database may be away for a moment; keep the loop alive
-                log.exception("outbox worker round failed; retrying after the poll interval")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=self.settings.worker_poll_interval)
+        """Each channel delivers, then sleeps until woken by a commit, the poll interval, or stop(); the
+        daily job runs beside them."""
+        lanes = [
+            asyncio.create_task(self._lane(channel), name=f"outbox-{channel}") for channel in self.channels
+        ]
+        try:
+            while True:
+                try:
+                    await self.run_daily()
+                except Exception:  # the database may be away for a moment; keep the loop alive
+                    log.exception("outbox daily job failed; retrying after the poll interval")
+                if not await pause(self._stop, max(self.settings.worker_poll_interval, 60)):
+                    break
+            await asyncio.gather(*lanes)  # stop(): each lane ends after the sends it has in flight
+        finally:
+            for lane in lanes:
+                lane.cancel()
+            await asyncio.gather(*lanes, return_exceptions=True)
+
+    async def _lane(self, channel: str) -> None:
+        wake = asyncio.Event()
+        self._lane_wakes.add(wake)
+        try:
+            while not self._stop.is_set():
+                wake.clear()
+                try:
+                    await self.drain(channel)
+                except Exception:
+                    log.exception("outbox %s channel round failed; retrying after the poll interval", channel)
+                await pause(wake, self.settings.worker_poll_interval)
+        finally:
+            self._lane_wakes.discard(wake)

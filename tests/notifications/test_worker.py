@@ -9,10 +9,12 @@ from datetime import timedelta
 import httpx
 import pytest
 from fastapi import FastAPI
+from sqlalchemy import update
 
 from app.config import Settings
 from app.core.clock import frozen_time, utc_now
 from app.core.db import create_engine, create_sessionmaker
+from app.models import OutboxItem
 from app.notifications.delivery import build_worker
 from app.notifications.email import SmtpSender
 from app.notifications.worker import OutboxWorker
@@ -91,7 +93,7 @@ async def test_backoff_grows_with_each_attempt(app: FastAPI, worker: OutboxWorke
         assert full / 2 <= wait <= full
 
 
-@pytest.mark.settings(outbox_max_attempts=2)
+@pytest.mark.settings(outbox_retry_hours=0.00025)  # 0.9 s: the second attempt comes after it
 async def test_failed_after_max_attempts_then_admin_lists_and_retries(
     app: FastAPI, client: httpx.AsyncClient, worker: OutboxWorker, inbox: Inbox
 ) -> None:
@@ -231,3 +233,63 @@ async def test_with_the_mail_server_down_the_api_answers_and_the_row_waits(
     await wait_for(tried, within=10)
     [row] = await outbox_rows(app)
     assert row.status == "pending" and row.last_error and row.next_attempt_at > utc_now()
+
+
+async def test_retries_span_a_day_long_outage_before_failing(
+    app: FastAPI, worker: OutboxWorker, inbox: Inbox
+) -> None:
+    inbox.stop()
+    await _messages_for(app, 1)
+    first_try = utc_now()
+    now = first_try
+    while True:
+        with frozen_time(now):
+            await worker.run_until_idle()
+        [row] = await outbox_rows(app, "email.claim_message")
+        if row.status == "failed":
+            break
+        assert row.status == "pending"
+        now = row.next_attempt_at
+    # Never given up before a whole day of retries (WARRANTY_OUTBOX_RETRY_HOURS, default 24).
+    assert now - first_try >= timedelta(hours=24)
+    assert row.attempts > 8
+
+
+@pytest.mark.settings(outbox_retry_hours=0.00025)  # 0.9 s: the second attempt comes after it
+async def test_bulk_retry_puts_every_failed_notification_of_a_kind_back(
+    app: FastAPI, client: httpx.AsyncClient, worker: OutboxWorker, inbox: Inbox
+) -> None:
+    admin = auth_headers(app, await create_admin(app))
+    inbox.stop()
+    await _messages_for(app, 3)  # three emails and three pushes (the log backend delivers the pushes)
+    async with app.state.sessionmaker() as session, session.begin():  # and three failed pushes
+        await session.execute(
+            update(OutboxItem).where(OutboxItem.kind == "push.claim_message").values(status="failed")
+        )
+    await worker.run_until_idle()
+    with frozen_time(utc_now() + timedelta(hours=2)):
+        await worker.run_until_idle()
+    assert {row.status for row in await outbox_rows(app)} == {"failed"}
+
+    assert_error(
+        await client.post("/api/admin/notifications/retry", json={"status": "pending"}, headers=admin),
+        400,
+        "VALIDATION_FAILED",
+    )
+    emails = await client.post(
+        "/api/admin/notifications/retry",
+        json={"status": "failed", "kind": "email.claim_message"},
+        headers=admin,
+    )
+    assert emails.status_code == 202 and emails.json() == {"count": 3}
+    assert [row.status for row in await outbox_rows(app, "push.claim_message")] == ["failed"] * 3
+
+    inbox.start()
+    await worker.run_until_idle()
+    assert _bodies(inbox) == Counter({"message 0": 1, "message 1": 1, "message 2": 1})
+    everything = await client.post("/api/admin/notifications/retry", json={"status": "failed"}, headers=admin)
+    assert everything.status_code == 202 and everything.json() == {"count": 3}
+    await worker.run_until_idle()
+    assert {row.status for row in await outbox_rows(app)} == {"done"}
+    none_left = await client.post("/api/admin/notifications/retry", json={"status": "failed"}, headers=admin)
+    assert none_left.json() == {"count": 0}
