@@ -107,7 +107,14 @@ class TooManyRequests(AppError):
 
 
 class ServiceUnavailable(AppError):
+    """Always with `Retry-After` (contract 16.5): default RETRY_AFTER seconds."""
+
     status = 503
     error = "ServiceUnavailable"
     code = "SERVICE_UNAVAILABLE"
     message = "The service is temporarily unavailable; try again."
+    RETRY_AFTER = 5
+
+    def __init__(self, message: str | None = None, *, retry_after: int | None = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.headers.setdefault("Retry-After", str(max(1, retry_after or self.RETRY_AFTER)))

@@ -11,15 +11,25 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from app.errors import AppError, MethodNotAllowed, NotFound, PayloadTooLarge, Unauthorized, ValidationFailed
+from app.core.outage import database_unavailable
+from app.errors import (
+    AppError,
+    MethodNotAllowed,
+    NotFound,
+    PayloadTooLarge,
+    ServiceUnavailable,
+    Unauthorized,
+    ValidationFailed,
+)
 
 logger = logging.getLogger("warranty.errors")
 
 METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
 
 
-def render(error: AppError) -> JSONResponse:
-    return JSONResponse(error.body(), status_code=error.status, headers=error.headers or None)
+def render(error: AppError, extra_headers: dict[str, str] | None = None) -> JSONResponse:
+    headers = {**error.headers, **(extra_headers or {})}
+    return JSONResponse(error.body(), status_code=error.status, headers=headers or None)
 
 
 async def _app_error(_request: Request, exc: Exception) -> JSONResponse:
@@ -85,7 +95,12 @@ async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
 
 
 def internal_error(request_id: str, exc: BaseException) -> JSONResponse:
-    """Logs an unexpected error; the 500 the caller gets quotes the request id."""
+    """Logs an unexpected error; the 500 the caller gets quotes the request id. The database out of reach
+    is not a bug but an outage: 503 with Retry-After."""
+    if database_unavailable(exc):
+        logger.warning("database unreachable (request %s): %s", request_id, exc)
+        unavailable = ServiceUnavailable("The database cannot be reached right now; try again shortly.")
+        return render(unavailable, {"X-Request-ID": request_id})
     logger.error("unhandled error (request %s)", request_id, exc_info=exc)
     error = AppError(f"Internal server error. Quote request id {request_id} when reporting it.")
     error.details = {"requestId": request_id}

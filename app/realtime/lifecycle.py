@@ -7,11 +7,12 @@ import asyncio
 import contextlib
 import gc
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
+from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings
@@ -61,6 +62,9 @@ async def hub_lifespan(
         MemoryBackend(session_hooks) if settings.is_sqlite else PostgresBackend(settings.database_url)
     )
     app.state.hub_backend = backend
+    if isinstance(backend, PostgresBackend):
+        # A new pooled connection means the database answers: the listener reconnects now.
+        event.listen(app.state.engine.sync_engine, "connect", _kicker(backend))
     stop = asyncio.Event()
     tasks = [
         asyncio.create_task(tail.run(), name="hub-tail"),
@@ -94,6 +98,13 @@ async def hub_lifespan(
         tail.stop()
         await finish(tasks, within=10.0)
         gc.set_threshold(*gc_thresholds)
+
+
+def _kicker(backend: PostgresBackend) -> Callable[..., None]:
+    def kick(*_args: Any) -> None:
+        backend.kick()
+
+    return kick
 
 
 async def _prune(sessionmaker: async_sessionmaker[AsyncSession], retention_hours: int) -> None:

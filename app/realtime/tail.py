@@ -23,6 +23,7 @@ from app.realtime.history import all_after, newest_id
 logger = logging.getLogger("warranty.realtime")
 
 BATCH = 500
+MAX_BACKOFF = 1.0  # seconds between tries while the database is away: it must catch up soon after
 
 # (after, limit) -> the events above `after`, oldest first; None when it cannot read now.
 Reader = Callable[[int, int], Awaitable[list[StoredEvent] | None]]
@@ -87,7 +88,7 @@ class EventTail:
             except Exception:
                 failures += 1
                 logger.warning("hub: database not reachable; retrying", exc_info=failures == 1)
-                await asyncio.sleep(min(30.0, 0.5 * 2**failures))
+                await asyncio.sleep(min(MAX_BACKOFF, 0.1 * 2**failures))
         failures = 0
         while not self._stopping:
             await self._wake.wait()
@@ -100,7 +101,7 @@ class EventTail:
             except Exception:
                 failures += 1
                 logger.exception("hub: reading new events failed; retrying")
-                await asyncio.sleep(min(30.0, 0.5 * 2**failures))
+                await asyncio.sleep(min(MAX_BACKOFF, 0.1 * 2**failures))
                 self._wake.set()
 
     async def read(self) -> None:

@@ -1,7 +1,8 @@
 """Several processes on one PostgreSQL: LISTEN on the process's own asyncpg connection (not the pool).
 
 The connection is watched (termination callback and a periodic `SELECT 1`); when it drops, it is opened
-again with backoff, and the reader is woken to catch up from the table: nothing committed meanwhile is lost.
+again, retrying at least every second and at once when the app's pool connects again (`kick`), and the
+reader is woken to catch up from the table: nothing committed meanwhile is lost.
 While it is up, the tail reads the announced rows on it too (`read_after`): one round trip on a connection
 already held, where a pooled session costs a checkout and its own round trips around the same SELECT.
 """
@@ -36,7 +37,7 @@ def asyncpg_dsn(database_url: str) -> str:
 
 
 class PostgresBackend:
-    def __init__(self, database_url: str, *, health_interval: float = 5.0, max_backoff: float = 30.0) -> None:
+    def __init__(self, database_url: str, *, health_interval: float = 5.0, max_backoff: float = 1.0) -> None:
         self._dsn = asyncpg_dsn(database_url)
         self._health_interval = health_interval
         self._max_backoff = max_backoff
@@ -44,6 +45,8 @@ class PostgresBackend:
         self._connection: asyncpg.Connection | None = None
         self._busy = asyncio.Lock()  # one query at a time on the connection: reads and health checks
         self.connected = asyncio.Event()  # set while listening (tests wait on it)
+        self._retry_now = asyncio.Event()  # the database answered someone else: stop backing off
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def server_pid(self) -> int | None:
@@ -51,7 +54,14 @@ class PostgresBackend:
         connection = self._connection
         return connection.get_server_pid() if connection is not None and not connection.is_closed() else None
 
+    def kick(self) -> None:
+        """The database is reachable again (the pool just connected): reconnect now, not at the next
+        backoff step. Safe from any thread; nothing happens while listening."""
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._retry_now.set)
+
     async def start(self, tail: EventTail) -> None:
+        self._loop = asyncio.get_running_loop()
         tail.reader = self.read_after
         self._task = asyncio.create_task(self._supervise(tail.wake), name="warranty-listener")
 
@@ -89,7 +99,12 @@ class PostgresBackend:
                 logger.warning("hub: listener connection failed (%s); retrying in %.1fs", error, backoff)
             self.connected.clear()
             await self._close()
-            await asyncio.sleep(backoff)
+            # At most `max_backoff` (1 s): a refused connection costs nothing, and a listener that waits
+            # long after the database is back holds every live event back.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(backoff):
+                    await self._retry_now.wait()
+            self._retry_now.clear()
             backoff = min(self._max_backoff, backoff * 2)
 
     async def _listen(self, wake: Wake, lost: asyncio.Event) -> None:
