@@ -209,8 +209,7 @@ class OutboxWorker:
         try:
             while True:
                 room = self.settings.worker_batch_size - len(running)
-                stopping = self._stop.is_set()
-                batch = await self.claim_batch(channel, room) if room > 0 and not stopping else []
+                batch = await self._claim_more(channel, room, running)
                 running.update(asyncio.create_task(self.deliver(item)) for item in batch)
                 attempted += len(batch)
                 if not running:
@@ -225,6 +224,18 @@ class OutboxWorker:
         finally:
             for task in running:
                 task.cancel()
+
+    async def _claim_more(self, channel: str, room: int, running: set[asyncio.Task[None]]) -> list[Claimed]:
+        if room <= 0 or self._stop.is_set():
+            return []
+        try:
+            return await self.claim_batch(channel, room)
+        except Exception:
+            if not running:
+                raise
+            # The database failed us for a moment: the sends in flight carry on, the next claim retries.
+            log.warning("outbox %s: claiming more failed; retrying", channel, exc_info=True)
+            return []
 
     async def run_daily(self) -> None:
         """The daily job, once per UTC day per process (the job itself is exactly-once per alert)."""
