@@ -17,7 +17,7 @@ from tests.factories.claims import claim_cast, create_message
 from tests.factories.notifications import notify_message, outbox_rows
 from tests.factories.users import auth_headers
 from tests.helpers import wait_for
-from tests.notifications.servers import Gorush
+from tests.notifications.gorush import Gorush
 
 # The mail client's own timeout; the worker's (3 x WARRANTY_SMTP_TIMEOUT = 30 s) is shorter, and still
 # beyond every deadline below.
@@ -41,7 +41,7 @@ async def silent_smtp() -> AsyncIterator[str]:
 
 
 async def test_a_silent_mail_server_does_not_delay_pushes(
-    app: FastAPI, client: httpx.AsyncClient, gorush: Gorush, silent_smtp: str
+    app: FastAPI, client: httpx.AsyncClient, gorush: Gorush, pusher: GorushPush, silent_smtp: str
 ) -> None:
     cast = await claim_cast(app)
     customer = auth_headers(app, cast.customer)
@@ -51,7 +51,7 @@ async def test_a_silent_mail_server_does_not_delay_pushes(
         app.state.sessionmaker,
         app.state.storage,
         mailer=SmtpSender(silent_smtp, timeout=HANG),
-        pusher=GorushPush(gorush.url, timeout=5),
+        pusher=pusher,
     )
     running = asyncio.create_task(worker.run_forever())
     try:
