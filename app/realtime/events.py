@@ -2,7 +2,7 @@
 
 This is the interface the rest of the service uses; the hub (app.realtime.hub) delivers from the rows.
 Ids follow commit order: on PostgreSQL a deferred trigger gives the row its id when the transaction
-commits, under a lock (migration 0005), and sends NOTIFY so every process's hub reads the new rows; the id
+commits, under a lock (migration 0006), and sends NOTIFY so every process's hub reads the new rows; the id
 seen before the commit is not the event's. In one process (SQLite, whose writers commit one at a time in
 the order they take ids) the after-commit hook EVENT_SINK hands the committed events to the hub, which
 then needs no query to deliver them.
@@ -22,7 +22,7 @@ from app.models import Event
 
 # Set by the app on every session it makes (sessionmaker info): called after commit with the events.
 EVENT_SINK = "event_sink"
-# The NOTIFY channel (app.realtime.backends.postgres listens on it), sent by migration 0005's trigger with
+# The NOTIFY channel (app.realtime.backends.postgres listens on it), sent by migration 0006's trigger with
 # an empty payload: it only says "read the table".
 NOTIFY_CHANNEL = "warranty_events"
 

@@ -1,6 +1,6 @@
 """Hands each committed event to the hub exactly once, in id order.
 
-Event ids follow commit order (migration 0005 on PostgreSQL; SQLite's writers commit one at a time), so
+Event ids follow commit order (migration 0006 on PostgreSQL; SQLite's writers commit one at a time), so
 when an id is visible every lower id is visible too or never will be: reading "everything above the
 highest id delivered" never misses an event that commits later, and the tail never waits on a gap.
 

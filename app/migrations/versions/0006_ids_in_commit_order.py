@@ -7,8 +7,8 @@ transaction. The trigger on events also sends the hub's NOTIFY. SQLite needs non
 take the database's write lock at BEGIN, so they commit in the order they take ids.
 See docs/architecture.md, "Event ordering".
 
-Revision ID: 0005
-Revises: 0004
+Revision ID: 0006
+Revises: 0005
 Create Date: 2026-11-24 11:30:00
 """
 
@@ -16,8 +16,8 @@ from collections.abc import Sequence
 
 from alembic import op
 
-revision: str = "0005"
-down_revision: str | None = "0004"
+revision: str = "0006"
+down_revision: str | None = "0005"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
