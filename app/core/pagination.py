@@ -39,6 +39,9 @@ KeyKind = Literal["int", "str", "date", "datetime"]
 _NOT_PAGE_QUERY = ("page", "limit", "cursor")
 
 
+MAX_OFFSET = 2**53  # beyond any table, and within every database's integer range
+
+
 @dataclass(frozen=True)
 class PageParams:
     page: int
@@ -49,7 +52,9 @@ class PageParams:
 
     @property
     def offset(self) -> int:
-        return 0 if self.after is not None else (self.page - 1) * self.limit
+        # Capped: any page past the end is empty, and a page number in the quintillions must not overflow
+        # the database's 64-bit OFFSET (a 500).
+        return 0 if self.after is not None else min((self.page - 1) * self.limit, MAX_OFFSET)
 
     @property
     def by_cursor(self) -> bool:

@@ -305,3 +305,18 @@ async def test_admin_list_is_403_for_others(app: FastAPI, client: httpx.AsyncCli
 
     assert_error(await client.get("/api/admin/products", headers=auth_headers(app, caller)), 403, "FORBIDDEN")
     assert_error(await client.get("/api/admin/products"), 401, "AUTH_REQUIRED")
+
+
+async def test_a_page_number_far_past_the_end_is_an_empty_page(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    """Found by schemathesis: a page number in the quintillions overflowed the database's OFFSET (500)."""
+    owner = await create_user(app)
+    await create_product(app, owner)
+    response = await client.get(
+        "/api/products",
+        params={"page": "257454125581895488", "limit": "95"},
+        headers=auth_headers(app, owner),
+    )
+    assert response.status_code == 200
+    assert response.json()["data"] == [] and response.json()["meta"]["current_page"] == 257454125581895488
