@@ -22,6 +22,7 @@ from app.core.db import create_engine, create_read_engine, create_sessionmaker
 from app.core.handlers import install_error_handlers
 from app.core.middleware import BodySizeLimitMiddleware, RequestIdMiddleware
 from app.core.openapi import without_default_422
+from app.core.openapi_document import operation_id, refine
 from app.core.security import PasswordHasher
 from app.core.signing_key import ensure_signing_key
 from app.core.storage import LocalStorage
@@ -115,12 +116,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         docs_url="/api/docs",
         redoc_url=None,
         lifespan=lifespan,
+        generate_unique_id_function=operation_id,
     )
     default_openapi = app.openapi
 
     def openapi() -> dict[str, object]:
         if app.openapi_schema is None:
-            app.openapi_schema = without_default_422(default_openapi())
+            app.openapi_schema = refine(without_default_422(default_openapi()))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -1,0 +1,153 @@
+"""The OpenAPI document as a contract clients are generated from (openapi-typescript, openapi-fetch, ...).
+
+FastAPI's document is refined in one place, after it is built, so routers stay as they are:
+- short operationIds (`listClaims`, not `list_claims_api_claims_get`): `operation_id`;
+- what the routes validate by hand, stated in the schema: `page` and `limit` are integers with their
+  bounds, `sort` and `order` are enums, the hub's `topic` is required (1 to 50);
+- a 400 on every operation with an integer path id (a non-integer id is a 400 VALIDATION_FAILED);
+- the media types of file downloads, the empty 202 of `POST /api/password/forgot`;
+- `format: email` on the email fields of request bodies;
+- the credentials: the hub's three (header, `authorization` query parameter, cookie) and the inbound
+  webhooks' signatures and payload formats (app.core.openapi_inbound);
+- an example on every request body and success response that has none (app.core.openapi_examples).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.routing import APIRoute
+
+from app.core.openapi_examples import add_examples
+from app.core.openapi_inbound import document_hub, document_inbound
+
+ERROR_REF = {"$ref": "#/components/schemas/ErrorBody"}
+PAGE = {
+    "type": "integer",
+    "minimum": 1,
+    "default": 1,
+    "description": "1-based page; with `limit`, the envelope",
+}
+LIMIT = {
+    "type": "integer",
+    "minimum": 1,
+    "maximum": 100,
+    "default": 20,
+    "description": "Items per page, 1..100 (lowered to the role's maximum: 50 below admin)",
+}
+ORDER = {"type": "string", "enum": ["asc", "desc"], "default": "desc"}
+# `sort` values per list, by operationId (the lists that take one).
+SORTS = {
+    "listProducts": ["name", "brand", "purchaseDate", "warrantyExpiresAt", "createdAt"],
+    "adminListProducts": ["name", "brand", "purchaseDate", "warrantyExpiresAt", "createdAt"],
+}
+# File downloads: what their bytes may be.
+IMAGES = ["image/jpeg", "image/png", "image/gif", "image/webp"]
+DOWNLOADS = {
+    "downloadAttachment": [*IMAGES, "application/pdf"],
+    "downloadReceipt": ["application/pdf", "image/jpeg", "image/png", "image/webp"],
+    "getProfilePicture": IMAGES,
+}
+EMPTY_SUCCESS = {"forgotPassword": ("202", "Accepted, whether or not an account has this email (no body).")}
+
+
+def operation_id(route: APIRoute) -> str:
+    """The route function's name in camelCase: `list_claims` -> `listClaims` (FastAPI warns on a duplicate,
+    and the test suite turns warnings into failures)."""
+    head, *rest = route.name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def _operations(schema: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    return [
+        (path, method, operation)
+        for path, item in schema.get("paths", {}).items()
+        for method, operation in item.items()
+        if isinstance(operation, dict) and "responses" in operation
+    ]
+
+
+def _query_parameters(operation_id_: str, operation: dict[str, Any]) -> None:
+    for parameter in operation.get("parameters", []):
+        if parameter.get("in") != "query":
+            continue
+        name = parameter["name"]
+        fixed: dict[str, dict[str, Any]] = {"page": PAGE, "limit": LIMIT, "order": ORDER}
+        replacement = fixed.get(name)
+        if name == "sort" and operation_id_ in SORTS:
+            replacement = {"type": "string", "enum": SORTS[operation_id_], "default": "createdAt"}
+        if replacement is not None:
+            parameter["schema"] = dict(replacement)
+            parameter.setdefault("description", replacement.get("description", ""))
+
+
+def _integer_path(operation: dict[str, Any]) -> bool:
+    return any(
+        parameter.get("in") == "path" and parameter.get("schema", {}).get("type") == "integer"
+        for parameter in operation.get("parameters", [])
+    )
+
+
+def _bad_request(operation: dict[str, Any]) -> None:
+    """A path id that is not an integer is a 400 VALIDATION_FAILED, like any other bad input."""
+    if "400" in operation["responses"] or not _integer_path(operation):
+        return
+    example = {
+        "error": "ValidationError",
+        "message": "Invalid input: id: not an integer",
+        "code": "VALIDATION_FAILED",
+    }
+    operation["responses"]["400"] = {
+        "description": "ValidationError",
+        "content": {"application/json": {"schema": ERROR_REF, "example": example}},
+    }
+
+
+def _downloads(operation_id_: str, operation: dict[str, Any]) -> None:
+    types = DOWNLOADS.get(operation_id_)
+    if types is not None:
+        binary = {"schema": {"type": "string", "format": "binary"}}
+        ok = operation["responses"]["200"]
+        ok["content"] = {media_type: dict(binary) for media_type in types}
+        ok.setdefault("headers", {})["Content-Disposition"] = {
+            "description": "`attachment`, with the file's name",
+            "schema": {"type": "string"},
+        }
+    if operation_id_ in EMPTY_SUCCESS:
+        status, description = EMPTY_SUCCESS[operation_id_]
+        operation["responses"][status] = {"description": description}
+
+
+def _request_schema_names(schema: dict[str, Any]) -> set[str]:
+    names = set()
+    for _path, _method, operation in _operations(schema):
+        for media in operation.get("requestBody", {}).get("content", {}).values():
+            ref = media.get("schema", {}).get("$ref", "")
+            if ref.startswith("#/components/schemas/"):
+                names.add(ref.rsplit("/", 1)[1])
+    return names
+
+
+def _emails(schema: dict[str, Any]) -> None:
+    """`format: email` on the email fields of request bodies (responses echo stored, already checked ones)."""
+    components = schema.get("components", {}).get("schemas", {})
+    for name in _request_schema_names(schema):
+        for field, definition in components.get(name, {}).get("properties", {}).items():
+            if field.lower().endswith("email"):
+                for variant in [definition, *definition.get("anyOf", [])]:
+                    if variant.get("type") == "string":
+                        variant["format"] = "email"
+
+
+def refine(schema: dict[str, Any]) -> dict[str, Any]:
+    """The document FastAPI built, made exact (see the module docstring). Runs once, when first served."""
+    for _path, _method, operation in _operations(schema):
+        op_id = operation.get("operationId", "")
+        _query_parameters(op_id, operation)
+        _bad_request(operation)
+        _downloads(op_id, operation)
+    _emails(schema)
+    document_hub(schema)
+    document_inbound(schema)
+    add_examples(schema)
+    return schema
