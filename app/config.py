@@ -5,12 +5,15 @@ Every setting is named once here; `.env.example` and the README describe the sam
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from app.core.client_address import Network, parse_networks
 
 # HS256 keys shorter than this are refused at start (RFC 7518 3.2: a key at least as long as the hash).
 MIN_SECRET_KEY_BYTES = 32
@@ -25,16 +28,33 @@ def _split_commas(value: object) -> object:
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="WARRANTY_", env_file=".env", extra="ignore")
+    # validate_by_name: the AWS_* settings below are also given by field name (tests, create_app callers).
+    model_config = SettingsConfigDict(
+        env_prefix="WARRANTY_", env_file=".env", extra="ignore", validate_by_name=True
+    )
 
     env: Literal["development", "production", "test"] = "development"
     log_level: str = "INFO"
+    log_format: Literal["text", "json"] = "text"  # json: one JSON object per line (app.core.logs)
     base_url: str = "http://127.0.0.1:8000"
+
+    # GET /metrics answers these client addresses or networks (comma-separated); empty: nobody
+    metrics_allow: CommaList = Field(default_factory=lambda: ["127.0.0.0/8", "::1"])
 
     # Storage
     database_url: str = "sqlite+aiosqlite:///./var/warranty.db"
     data_dir: Path = Path("./var")
     db_pool_size: int = 10
+    # Files: s3://bucket/prefix keeps them in an S3-compatible bucket; unset, under data_dir/files.
+    storage_url: str | None = None
+    s3_endpoint_url: str | None = None  # any S3-compatible store (MinIO, R2, ...); unset: AWS
+    # The usual AWS variables, without the prefix; unset, obstore looks further (web identity, metadata).
+    aws_access_key_id: str | None = Field(default=None, validation_alias="AWS_ACCESS_KEY_ID")
+    aws_secret_access_key: SecretStr | None = Field(default=None, validation_alias="AWS_SECRET_ACCESS_KEY")
+    aws_session_token: SecretStr | None = Field(default=None, validation_alias="AWS_SESSION_TOKEN")
+    aws_region: str | None = Field(
+        default=None, validation_alias=AliasChoices("AWS_REGION", "AWS_DEFAULT_REGION")
+    )
 
     # Tokens and passwords
     # None: a generated key kept in the data folder (app/core/signing_key.py); production refuses that.
@@ -46,12 +66,20 @@ class Settings(BaseSettings):
     argon2_time_cost: int = 3
     argon2_memory_cost: int = 65536
     argon2_parallelism: int = 4
+    hash_concurrency: int = Field(default=2, ge=1)  # password hashes at once per process; others wait
 
     # Login throttling
     login_max_failures_per_email: int = 5
     login_max_failures_per_client: int = 50
     login_failure_window: int = 300
-    trust_forwarded_for: bool = False
+    # Other throttles (per client address; app/auth/throttle.py)
+    password_forgot_max_per_client: int = Field(default=5, ge=1)
+    password_forgot_window: int = Field(default=900, ge=1)
+    register_max_per_client: int = Field(default=10, ge=1)
+    register_window: int = Field(default=3600, ge=1)
+    max_device_tokens_per_user: int = Field(default=20, ge=1)  # the oldest is dropped beyond
+    # Proxies whose X-Forwarded-For is read: addresses or CIDR ranges, none by default (client_address.py)
+    trusted_proxies: CommaList = Field(default_factory=list)
 
     # Hub cookie and CORS
     cookie_secure: bool = False
@@ -68,7 +96,11 @@ class Settings(BaseSettings):
     max_receipt_size: int = 10 * 1024 * 1024
     max_profile_picture_size: int = 5 * 1024 * 1024
     max_inbound_attachment_size: int = 10 * 1024 * 1024
-    max_image_pixels: int = 40_000_000
+    max_image_pixels: int = 40_000_000  # receipts and attachments (sent and inbound)
+    max_profile_picture_pixels: int = 16_000_000
+    image_decodes: int = Field(default=2, ge=1)  # image decodes at once per process
+    max_import_size: int = 5 * 1024 * 1024  # a product CSV file
+    max_import_rows: int = Field(default=5000, ge=1)
 
     # Real-time hub
     sse_heartbeat: float = 15.0
@@ -93,7 +125,10 @@ class Settings(BaseSettings):
     outbox_retry_hours: float = Field(default=24.0, gt=0)  # retried this long before `failed`
     outbox_backoff_base: float = 2.0
     outbox_backoff_max: float = 3600.0
+    outbox_retention_days: float = Field(default=7, ge=0)  # delivered (done, skipped) rows, then deleted
+    outbox_failed_retention_days: float = Field(default=30, ge=0)  # failed rows, after their last attempt
     expiry_alert_days: CommaList = Field(default_factory=lambda: ["30", "7"])
+    calendar_max_events: int = Field(default=1000, ge=1)  # products in one calendar feed, at most
 
     # Inbound email
     inbound_providers: CommaList = Field(default_factory=lambda: ["resend", "postmark"])
@@ -107,9 +142,24 @@ class Settings(BaseSettings):
     postmark_inbound_user: str = ""
     postmark_inbound_password: SecretStr = SecretStr("")
 
-    _split = field_validator("cors_origins", "expiry_alert_days", "inbound_providers", mode="before")(
-        _split_commas
-    )
+    # Outbound webhooks
+    webhook_allow_private: bool = False  # endpoints on loopback/private/link-local addresses (tests, labs)
+    webhook_timeout: float = 10.0  # the most one delivery attempt may take, connect to last byte read
+
+    _split = field_validator(
+        "cors_origins",
+        "expiry_alert_days",
+        "inbound_providers",
+        "trusted_proxies",
+        "metrics_allow",
+        mode="before",
+    )(_split_commas)
+
+    @field_validator("trusted_proxies", "metrics_allow")
+    @classmethod
+    def _proxies_are_networks(cls, value: list[str]) -> list[str]:
+        parse_networks(value)  # refused at start, not at the first request
+        return value
 
     @field_validator("expiry_alert_days")
     @classmethod
@@ -117,6 +167,20 @@ class Settings(BaseSettings):
         for day in value:
             if not day.isdigit():
                 raise ValueError(f"expiry alert days must be whole numbers, got {day!r}")
+        return value
+
+    @field_validator("storage_url", "s3_endpoint_url", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        return None if value == "" else value
+
+    @field_validator("storage_url")
+    @classmethod
+    def _a_bucket(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?", value):
+            raise ValueError(
+                "WARRANTY_STORAGE_URL must be s3://bucket or s3://bucket/prefix (unset: the data folder)"
+            )
         return value
 
     @field_validator("secret_key", mode="before")
@@ -146,6 +210,14 @@ class Settings(BaseSettings):
     @cached_property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
+
+    @cached_property
+    def trusted_proxy_networks(self) -> tuple[Network, ...]:
+        return parse_networks(self.trusted_proxies)
+
+    @cached_property
+    def metrics_networks(self) -> tuple[Network, ...]:
+        return parse_networks(self.metrics_allow)
 
     @property
     def expiry_thresholds(self) -> list[int]:

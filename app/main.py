@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -13,6 +12,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.types import Receive, Scope, Send
 
 from app.auth.router import router as auth_router
+from app.calendar.router import router as calendar_router
 from app.claims.router import router as claims_router
 from app.config import Settings, get_settings
 from app.core.background import finish
@@ -20,22 +20,30 @@ from app.core.cache import PageCache, prune_forever
 from app.core.cached_pages import ServeCachedPages
 from app.core.db import create_engine, create_read_engine, create_sessionmaker
 from app.core.handlers import install_error_handlers
-from app.core.middleware import BodySizeLimitMiddleware, RequestIdMiddleware
+from app.core.images import DECODES
+from app.core.json_depth import MAX_JSON_DEPTH
+from app.core.logs import configure_logging
+from app.core.middleware import BodySizeLimitMiddleware, JsonDepthLimitMiddleware, RequestIdMiddleware
 from app.core.openapi import without_default_422
 from app.core.openapi_document import operation_id, refine
+from app.core.query_token import lift_query_token
 from app.core.security import PasswordHasher
 from app.core.signing_key import ensure_signing_key
-from app.core.storage import LocalStorage
+from app.core.storage_backend import create_storage
 from app.health import router as health_router
 from app.inbound.router import router as inbound_router
 from app.messages.router import router as messages_router
+from app.metrics.router import router as metrics_router
+from app.metrics.series import install as install_metrics
 from app.notifications.lifecycle import worker_lifespan
 from app.notifications.router import router as notifications_router
 from app.products.router import router as products_router
 from app.realtime.endpoint import HubEndpoint
 from app.realtime.lifecycle import hub_lifespan
 from app.realtime.router import router as realtime_router
+from app.timeline.router import router as timeline_router
 from app.users.router import router as users_router
+from app.webhooks.router import router as webhooks_router
 
 # messages before claims: /api/claims/messages/{claimId} must not be read as /api/claims/{id}.
 ROUTERS = (
@@ -43,11 +51,15 @@ ROUTERS = (
     auth_router,
     users_router,
     products_router,
+    calendar_router,
     messages_router,
     claims_router,
+    timeline_router,
     notifications_router,
+    webhooks_router,
     inbound_router,
     realtime_router,
+    metrics_router,
 )
 
 
@@ -72,6 +84,8 @@ class Warranty(FastAPI):
     hub_endpoint: HubEndpoint
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            lift_query_token(scope)  # first: nothing may log the URL with a token in it
         if HubEndpoint.handles(scope):
             scope["app"] = self
             await self.hub_endpoint(scope, receive, send)
@@ -81,8 +95,10 @@ class Warranty(FastAPI):
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(settings)
+    install_metrics(settings.data_dir / "metrics")
     ensure_signing_key(settings)
+    DECODES.configure(settings.image_decodes)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -93,7 +109,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.sessionmaker = create_sessionmaker(engine, session_hooks)
         app.state.read_engine = create_read_engine(engine)
         app.state.read_sessionmaker = create_sessionmaker(app.state.read_engine, session_hooks)
-        app.state.storage = LocalStorage(settings.data_dir / "files")
+        app.state.storage = create_storage(settings)
         app.state.page_cache = PageCache(settings.cache_ttl)
         stop = asyncio.Event()
         pruning = asyncio.create_task(prune_forever(app.state.sessionmaker, settings.cache_ttl, stop))
@@ -106,6 +122,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             stop.set()
             await finish([pruning], within=10.0)
+            await app.state.storage.close()  # lets file removals started by the last commits finish
             await engine.dispose()
 
     app = Warranty(
@@ -134,6 +151,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # Added innermost first: the request id wraps everything, so every response carries it.
     app.add_middleware(ServeCachedPages)
+    app.add_middleware(JsonDepthLimitMiddleware, max_depth=MAX_JSON_DEPTH)
     app.add_middleware(BodySizeLimitMiddleware, max_body_size=settings.max_body_size)
     app.add_middleware(CORSMiddleware, **cors_options(settings))
     app.add_middleware(RequestIdMiddleware)

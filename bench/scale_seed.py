@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import asyncpg
 
+from app.core.count_triggers import FILL_FACET_COUNTS
+
 # Any valid Argon2id hash: the benchmark signs its own access tokens and never logs in.
 PASSWORD_HASH = "$argon2id$v=19$m=1024,t=1,p=1$c2NhbGUtc2FsdA$3E0rtjmcW2e3o2T+yVOtQ6ZzK0iQ1Hm1Qmq5X8zWq6Q"
 BRANDS = ["Bosch", "Miele", "Sony", "Apple", "Dyson", "Philips", "Samsung", "LG"]
@@ -220,3 +222,7 @@ async def _fill_counts(connection: asyncpg.Connection) -> None:
             f"INSERT INTO row_counts (name, slot, n) SELECT {name}, id % 16, count(*) FROM {source}"
             " GROUP BY 1, 2"
         )
+    if await connection.fetchval("SELECT to_regclass('product_expiry_counts') IS NOT NULL"):
+        await connection.execute("DELETE FROM product_expiry_counts")
+        for statement in FILL_FACET_COUNTS:
+            await connection.execute(statement)

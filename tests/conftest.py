@@ -21,6 +21,7 @@ from app.config import Settings
 from app.core.migrate import upgrade
 from app.main import create_app
 from app.models import Base
+from tests.object_store import Bucket, moto_server, new_bucket
 
 TEST_SECRET = "test-secret-key-long-enough-for-any-hmac-algorithm-0123456789abcdef"
 PG_URL = os.environ.get("WARRANTY_TEST_DATABASE_URL")
@@ -85,6 +86,7 @@ async def _empty_all_tables(database_url: str) -> None:
                 await connection.execute(text(f"DELETE FROM {table}"))
             # Last: the deletes above went through the row-count triggers.
             await connection.execute(text("DELETE FROM row_counts"))
+            await connection.execute(text("DELETE FROM product_expiry_counts"))
     await engine.dispose()
 
 
@@ -141,6 +143,19 @@ def sessionmaker(app: FastAPI) -> async_sessionmaker[AsyncSession]:
     """Sessions on the app's own engine, for factories and for checking what was stored."""
     maker: async_sessionmaker[AsyncSession] = app.state.sessionmaker
     return maker
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """moto's S3 server on 127.0.0.1 (tests/object_store.py), started by the first test that needs it."""
+    with moto_server(tmp_path_factory.mktemp("moto") / "moto.log") as endpoint:
+        yield endpoint
+
+
+@pytest.fixture
+def bucket(s3_endpoint: str) -> Bucket:
+    """An empty bucket of the test's own on that server."""
+    return new_bucket(s3_endpoint)
 
 
 @pytest.fixture

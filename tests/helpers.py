@@ -11,6 +11,8 @@ import httpx
 from fastapi import FastAPI
 from sqlalchemy import event
 
+from app.core.storage import discard_on_rollback
+
 T = TypeVar("T")
 
 
@@ -77,3 +79,22 @@ def failing_statement(app: FastAPI, prefix: str) -> Iterator[None]:
         yield
     finally:
         event.remove(engine, "before_cursor_execute", fail)
+
+
+async def files_of_a_rollback_and_a_commit(app: FastAPI) -> tuple[str, str]:
+    """Saves a file for a transaction that rolls back and one for a transaction that commits (followed by a
+    rollback of the same session); answers their keys: the first should be gone, the second kept."""
+    storage = app.state.storage
+    async with app.state.sessionmaker() as session:
+        await session.begin()
+        dropped = await storage.save("receipts", b"%PDF-1.4 dropped", "pdf")
+        discard_on_rollback(session, storage, dropped)
+        await session.rollback()
+        await session.begin()
+        kept = await storage.save("receipts", b"%PDF-1.4 kept", "pdf")
+        discard_on_rollback(session, storage, kept)
+        await session.commit()
+        await session.begin()
+        await session.rollback()  # a later rollback of the same session leaves the committed file alone
+    await storage.drain()  # removals may run in the background
+    return dropped, kept

@@ -15,10 +15,18 @@ from fastapi import FastAPI
 from tests.conftest import TEST_SECRET
 
 
-async def run_cli(database_url: str, *args: str) -> subprocess.CompletedProcess[str]:
+async def run_cli(
+    database_url: str, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """The command as a subprocess, awaited: a blocking run would freeze the app's event loop, possibly
-    while one of its background sessions holds SQLite's write lock the command then waits for."""
-    env = {**os.environ, "WARRANTY_DATABASE_URL": database_url, "WARRANTY_SECRET_KEY": TEST_SECRET}
+    while one of its background sessions holds SQLite's write lock the command then waits for. `env`:
+    settings on top of the database and the key."""
+    env = {
+        **os.environ,
+        "WARRANTY_DATABASE_URL": database_url,
+        "WARRANTY_SECRET_KEY": TEST_SECRET,
+        **(env or {}),
+    }
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "app.cli", *args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )

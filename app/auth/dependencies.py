@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import Depends
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from app.core import request_context
 from app.core.deps import SettingsDep
 from app.core.security import AccessClaims, decode_access_token
 from app.errors import Forbidden, Unauthorized
@@ -26,7 +27,9 @@ def check_credentials(claims: AccessClaims, user: User | None) -> User:
 
 
 async def user_for(claims: AccessClaims, users: UserRepo) -> User:
-    return check_credentials(claims, await users.get(claims.user_id))
+    user = check_credentials(claims, await users.get(claims.user_id))
+    request_context.set_user(user.id)  # the request's later log lines name its user
+    return user
 
 
 async def current_claims(

@@ -13,6 +13,7 @@ from app.auth.schemas import (
     RefreshRequest,
     TokenPair,
 )
+from app.auth.throttle import ThrottleDep
 from app.auth.tokens import RefreshTokenRepo
 from app.config import Settings
 from app.core.db import SessionDep
@@ -46,6 +47,7 @@ async def login(
     client: ClientAddress,
     settings: SettingsDep,
     hasher: HasherDep,
+    throttle: ThrottleDep,
     users: UserRepo,
     refresh_tokens: RefreshTokenRepo,
 ) -> LoginResponse:
@@ -57,6 +59,7 @@ async def login(
         client,
         settings=settings,
         hasher=hasher,
+        throttle=throttle,
         users=users,
         refresh_tokens=refresh_tokens,
     )
@@ -91,14 +94,32 @@ async def logout(body: RefreshRequest, response: Response, refresh_tokens: Refre
 
 
 @router.post(
-    "/register", status_code=status.HTTP_201_CREATED, response_model=UserOut, responses=errors(400, 403, 409)
+    "/register",
+    status_code=status.HTTP_201_CREATED,
+    response_model=UserOut,
+    responses=errors(400, 403, 409, 429),
 )
 async def register(
-    body: UserRegister, response: Response, settings: SettingsDep, hasher: HasherDep, users: UserRepo
+    body: UserRegister,
+    response: Response,
+    client: ClientAddress,
+    settings: SettingsDep,
+    hasher: HasherDep,
+    throttle: ThrottleDep,
+    users: UserRepo,
 ) -> User:
-    """Create an account with ROLE_USER (403 when registration is switched off)."""
+    """Create an account with ROLE_USER (403 when registration is switched off). At most
+    `WARRANTY_REGISTER_MAX_PER_CLIENT` (10) registrations per client address per
+    `WARRANTY_REGISTER_WINDOW` (1 hour), answered or not; beyond, 429 with Retry-After."""
     user = await service.register(
-        body.email, body.password, body.name, settings=settings, hasher=hasher, users=users
+        body.email,
+        body.password,
+        body.name,
+        client,
+        settings=settings,
+        hasher=hasher,
+        throttle=throttle,
+        users=users,
     )
     response.headers["Location"] = f"/api/users/{user.id}"
     return user
@@ -123,12 +144,16 @@ async def change_password(
     )
 
 
-@router.post("/password/forgot", status_code=status.HTTP_202_ACCEPTED, responses=errors(400))
-async def forgot_password(body: PasswordForgot, session: SessionDep) -> Response:
+@router.post("/password/forgot", status_code=status.HTTP_202_ACCEPTED, responses=errors(400, 429))
+async def forgot_password(
+    body: PasswordForgot, session: SessionDep, client: ClientAddress, throttle: ThrottleDep
+) -> Response:
     """Ask for a password reset link by email. Always 202, whether or not the address has an account (so
     the answer reveals nothing); the email, when there is an account, carries a link to
-    `{frontend_url}/reset-password?token=...` valid for `WARRANTY_PASSWORD_RESET_TTL` seconds (1 hour)."""
-    service.forgot_password(session, body.email)
+    `{frontend_url}/reset-password?token=...` valid for `WARRANTY_PASSWORD_RESET_TTL` seconds (1 hour).
+    At most one email per account per minute, and `WARRANTY_PASSWORD_FORGOT_MAX_PER_CLIENT` (5) requests
+    per client address per `WARRANTY_PASSWORD_FORGOT_WINDOW` (15 minutes): beyond, 429 with Retry-After."""
+    await service.forgot_password(session, body.email, client, throttle=throttle)
     return Response(status_code=status.HTTP_202_ACCEPTED)
 
 

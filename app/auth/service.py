@@ -8,11 +8,10 @@ from datetime import timedelta
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.auth.throttle import LoginThrottle
+from app.auth.throttle import Throttle
 from app.auth.tokens import RefreshTokenRepository
 from app.config import Settings
 from app.core.clock import utc_now
-from app.core.db import keep_on_error
 from app.core.security import PasswordHasher, create_access_token, hash_token, new_opaque_token
 from app.errors import Forbidden, Unauthorized, ValidationFailed
 from app.models import PasswordResetToken, User
@@ -34,20 +33,25 @@ async def login(
     *,
     settings: Settings,
     hasher: PasswordHasher,
+    throttle: Throttle,
     users: UserRepository,
     refresh_tokens: RefreshTokenRepository,
 ) -> SignedIn:
     email = email.strip().lower()
-    throttle = LoginThrottle(users.session, settings)
-    await throttle.check(email, client)
-    user = await users.get_by_email(email)
+    by_email = (throttle.limits.login_email, f"{email} {client}")
+    # Counted as a failure before the password is checked, in a transaction that ends before the hash
+    # starts: parallel guesses all count, and on SQLite no write lock is held while hashing.
+    async with throttle.counting(by_email, (throttle.limits.login_client, client)) as attempt:
+        found = await UserRepository(attempt.session).get_by_email(email)
     # An unknown email is verified against a dummy hash: same work, same answer as a wrong password.
-    valid = await hasher.verify(password, user.password_hash if user else None)
-    if user is None or not valid:
-        throttle.record_failure(email, client)
-        keep_on_error(users.session)
+    valid, rehashed = await hasher.verify_and_update(password, found.password_hash if found else None)
+    user = await users.get(found.id) if found is not None and valid else None
+    if user is None or found is None:
         raise Unauthorized("Wrong email or password.", code="AUTH_INVALID_CREDENTIALS")
-    await throttle.clear(email, client)
+    # Signed in: this attempt was no failure, and the email's failures from this address start over.
+    await throttle.take_back(users.session, attempt.hit_ids, by_email)
+    if rehashed is not None and user.password_hash == found.password_hash:
+        user.password_hash = rehashed  # stored with other parameters: now with the configured ones
     return await sign_in(user, settings=settings, refresh_tokens=refresh_tokens)
 
 
@@ -73,10 +77,19 @@ async def refresh(
 
 
 async def register(
-    email: str, password: str, name: str, *, settings: Settings, hasher: PasswordHasher, users: UserRepository
+    email: str,
+    password: str,
+    name: str,
+    client: str,
+    *,
+    settings: Settings,
+    hasher: PasswordHasher,
+    throttle: Throttle,
+    users: UserRepository,
 ) -> User:
     if not settings.allow_registration:
         raise Forbidden("Registration is closed; ask an administrator for an account.")
+    await throttle.hit(throttle.limits.register, client)
     return await users.add(email=email, name=name, password_hash=await hasher.hash(password))
 
 
@@ -104,7 +117,8 @@ PASSWORD_RESET_EMAIL = "email.password_reset"
 RESET_EMAIL_INTERVAL = timedelta(minutes=1)
 
 
-def forgot_password(session: AsyncSession, email: str) -> None:
+async def forgot_password(session: AsyncSession, email: str, client: str, *, throttle: Throttle) -> None:
+    await throttle.hit(throttle.limits.password_forgot, client)
     enqueue(session, PASSWORD_RESET_EMAIL, {"email": email.strip().lower()})
 
 

@@ -15,6 +15,7 @@ from app.messages import recipient_reads
 from app.models import ROLE_SUPPLIER, Claim, User
 from app.notifications import triggers
 from app.realtime.events import publish, status_topic
+from app.timeline.record import TimelineKind, add_to_timeline
 
 
 async def open_claim(customer: User, product_id: int, description: str, *, claims: ClaimRepository) -> Claim:
@@ -28,6 +29,8 @@ async def open_claim(customer: User, product_id: int, description: str, *, claim
     claim = await claims.add(
         Claim(product_id=product.id, customer_id=customer.id, status="open", description=description)
     )
+    add_to_timeline(claims.session, claim, TimelineKind.CLAIM_CREATED, customer, status=claim.status)
+    await triggers.claim_opened(claims.session, claim)
     _invalidate(claims, claim)
     return claim
 
@@ -49,8 +52,9 @@ async def close_claim(claim: Claim, actor: User, *, claims: ClaimRepository) -> 
 
 async def _apply(claim: Claim, target: str, actor: User, claims: ClaimRepository) -> Claim:
     session = claims.session
-    claim.status = target
+    former, claim.status = claim.status, target
     claim.updated_at = utc_now()
+    add_to_timeline(session, claim, TimelineKind.STATUS_CHANGED, actor, **{"from": former, "to": target})
     await session.flush()
     payload = {
         "type": "status_update",
@@ -60,7 +64,7 @@ async def _apply(claim: Claim, target: str, actor: User, claims: ClaimRepository
     }
     await publish(session, status_topic(claim.id), payload)
     participants = await claims.users(claim.customer_id, claim.supplier_id)
-    triggers.status_changed(session, claim, triggers.recipients(participants, actor))
+    await triggers.status_changed(session, claim, former, actor, triggers.recipients(participants, actor))
     _invalidate(claims, claim)
     return claim
 
@@ -83,11 +87,19 @@ async def assign_supplier(
     if former != supplier_id:
         claim.supplier_id = supplier_id
         claim.updated_at = utc_now()
+        if supplier_id is None:
+            add_to_timeline(claims.session, claim, TimelineKind.SUPPLIER_UNASSIGNED, actor, supplierId=former)
+        else:
+            kind = TimelineKind.SUPPLIER_ASSIGNED
+            add_to_timeline(
+                claims.session, claim, kind, actor, supplierId=supplier_id, previousSupplierId=former
+            )
         await claims.session.flush()
         # Read receipts and who sees the claim's pages depend on who supplies it.
         await recipient_reads.recompute(claims.session, [claim.id])
         _invalidate(claims, claim, former)
         invalidate(claims.session, messages_of(claim.id), MESSAGES_ALL)
+        await triggers.supplier_assigned(claims.session, claim, former, actor)
     return claim
 
 

@@ -81,6 +81,7 @@ class CachedPage:
     day: date  # warranty statuses are computed for a day: tomorrow's pages are other pages
     expires_at: float  # time.monotonic()
     headers: dict[str, str] = field(default_factory=dict)  # computed with the body (e.g. `Link`)
+    route: str = ""  # the template of the route that computed it: a hit is counted under it
 
 
 @dataclass(slots=True)

@@ -14,6 +14,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.auth.dependencies import CurrentUser
 from app.config import Settings
+from app.core import request_context
 from app.core.cache import (
     EVERYTHING,
     CachedPage,
@@ -24,6 +25,7 @@ from app.core.cache import (
 from app.core.clock import utc_today
 from app.core.db import SessionDep
 from app.core.security import AccessClaims, verified_claims
+from app.metrics.series import ROUTE_KEY, route_template, series
 from app.models import User
 
 # Scope state key: (scopes, version) read by ServeCachedPages for a stale page, reused by its route.
@@ -71,8 +73,12 @@ class PageRequest:
                 version=version,
                 day=utc_today(),
                 expires_at=time.monotonic() + self.cache.ttl,
+                route=route_template(self.request.scope),
             )
             self.cache.put(key, page)
+            series().cache_misses.inc()
+        else:
+            series().cache_hits.inc()
         return json_bytes(page.body, page.headers)
 
 
@@ -128,5 +134,8 @@ class ServeCachedPages:
             # Stale: the route computes the page again, at the version just read.
             scope.setdefault("state", {})[_VERSION_READ] = (page.scopes, now.version)
             return False
+        request_context.set_user(user_id)
+        scope[ROUTE_KEY] = page.route
+        series().cache_hits.inc()
         await json_bytes(page.body, page.headers)(scope, receive, send)
         return True

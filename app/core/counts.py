@@ -1,16 +1,21 @@
-"""Exact totals of the unfiltered admin lists, read from the row counts the database keeps (`row_counts`,
+"""Exact totals of the unfiltered admin lists (and of the product list filtered by one brand, category or
+warranty status), read from the row counts the database keeps (`row_counts`, `product_expiry_counts`,
 maintained by triggers in each writing transaction): a few rows summed instead of a table counted."""
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from sqlalchemy import String, bindparam, cast, func, literal, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.models import Claim, RowCount
+from app.models import Claim, ProductExpiryCount, RowCount
 
 _SUM = select(func.coalesce(func.sum(RowCount.n), 0)).where(RowCount.name == bindparam("name"))
+_EXPIRING = select(func.coalesce(func.sum(ProductExpiryCount.n), 0)).where(
+    ProductExpiryCount.day.between(bindparam("first"), bindparam("last"))
+)
 
 
 def claim_messages(claim_id: int) -> str:
@@ -30,6 +35,13 @@ def message_count_of_claim() -> Any:
 
 
 async def row_count(session: AsyncSession, name: str) -> int:
-    """How many rows `name` counts: `products`, `claims`, `claims:<status>`, `messages`,
-    `messages:unread`, `claim:<id>:messages`."""
+    """How many rows `name` counts: `products`, `products:brand:<lower(brand)>`,
+    `products:category:<lower(category)>`, `claims`, `claims:<status>`, `messages`, `messages:unread`,
+    `claim:<id>:messages`."""
     return int(await session.scalar(_SUM, {"name": name}) or 0)
+
+
+async def products_expiring(session: AsyncSession, first: date | None, last: date | None) -> int:
+    """How many products' warranty ends between `first` and `last` (both included; None: no bound)."""
+    bounds = {"first": first or date.min, "last": last or date.max}
+    return int(await session.scalar(_EXPIRING, bounds) or 0)

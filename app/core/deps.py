@@ -10,6 +10,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from app.config import Settings
+from app.core.client_address import client_address
 from app.core.security import PasswordHasher
 
 
@@ -27,14 +28,13 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 HasherDep = Annotated[PasswordHasher, Depends(get_password_hasher)]
 
 
-async def client_address(request: Request, settings: SettingsDep) -> str:
-    """The caller's address; the first X-Forwarded-For hop only when a trusted proxy sets it."""
-    if settings.trust_forwarded_for:
-        forwarded = request.headers.get("x-forwarded-for", "")
-        first = forwarded.split(",")[0].strip()
-        if first:
-            return first[:64]
-    return request.client.host if request.client else "unknown"
+async def get_client_address(request: Request, settings: SettingsDep) -> str:
+    """The caller's address, the one every throttle counts by (app/core/client_address.py)."""
+    return client_address(
+        request.client.host if request.client else None,
+        request.headers.getlist("x-forwarded-for"),
+        settings.trusted_proxy_networks,
+    )
 
 
-ClientAddress = Annotated[str, Depends(client_address)]
+ClientAddress = Annotated[str, Depends(get_client_address)]

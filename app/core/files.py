@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 from urllib.parse import quote
 
-import anyio
 from fastapi import UploadFile
-from PIL import Image, UnidentifiedImageError
 
+from app.core.images import verify_image
 from app.errors import PayloadTooLarge, UnsupportedMediaType
 
 
@@ -27,7 +25,6 @@ GIF = FileKind("gif", "image/gif", True)
 WEBP = FileKind("webp", "image/webp", True)
 KINDS = {kind.extension: kind for kind in (PDF, JPG, PNG, GIF, WEBP)}
 _EXTENSION_ALIASES = {"jpeg": "jpg", "jpe": "jpg"}
-_PILLOW_FORMATS = {"JPEG": "jpg", "PNG": "png", "GIF": "gif", "WEBP": "webp"}
 
 
 def sniff(data: bytes) -> FileKind | None:
@@ -79,34 +76,13 @@ async def check_file(
             f"The declared type {declared_mime} does not match the file ({kind.mime_type})."
         )
     if kind.is_image:
-        await anyio.to_thread.run_sync(_verify_image, data, kind, max_pixels)
+        await verify_image(data, kind.extension, max_pixels)
     return kind
 
 
 def _normal_mime(mime: str) -> str:
     mime = mime.split(";")[0].strip().lower()
     return "image/jpeg" if mime in ("image/jpg", "image/pjpeg") else mime
-
-
-def _verify_image(data: bytes, kind: FileKind, max_pixels: int) -> None:
-    try:
-        with Image.open(io.BytesIO(data)) as image:
-            width, height = image.size
-            if width * height > max_pixels:
-                raise PayloadTooLarge(
-                    f"The image is {width}x{height} pixels; at most {max_pixels} pixels are accepted.",
-                    details={"maxPixels": max_pixels},
-                )
-            if _PILLOW_FORMATS.get(image.format or "") != kind.extension:
-                raise UnsupportedMediaType("The file is not the image its header says.")
-            image.load()  # decode the pixels: a truncated or corrupt image fails here
-    except Image.DecompressionBombError as exc:
-        # Pillow refuses on opening what declares far more pixels than its own limit: a bomb is too large.
-        raise PayloadTooLarge(
-            f"The image declares more than {max_pixels} pixels.", details={"maxPixels": max_pixels}
-        ) from exc
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
-        raise UnsupportedMediaType("The file is not a readable image.") from exc
 
 
 # Part types that say nothing about the file (browsers and curl send them for anything).

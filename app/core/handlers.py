@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -42,15 +43,21 @@ def _field_name(location: tuple[Any, ...]) -> str:
     return ".".join(parts) or "body"
 
 
+def field_problems(errors: Sequence[Any]) -> dict[str, str]:
+    """Pydantic's errors as `details.fields`: field name -> what is wrong (the first problem of each)."""
+    fields: dict[str, str] = {}
+    for error in errors:
+        message = "unknown field" if error.get("type") == "extra_forbidden" else str(error.get("msg"))
+        fields.setdefault(_field_name(tuple(error.get("loc", ()))), message)
+    return fields
+
+
 async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     errors = exc.errors()
     if any(error.get("type") == "json_invalid" for error in errors):
         return render(ValidationFailed("The request body is not valid JSON.", code="MALFORMED_JSON"))
-    fields: dict[str, str] = {}
-    for error in errors:
-        message = "unknown field" if error.get("type") == "extra_forbidden" else str(error.get("msg"))
-        fields.setdefault(_field_name(tuple(error.get("loc", ()))), message)
+    fields = field_problems(errors)
     summary = "; ".join(f"{name}: {problem}" for name, problem in fields.items())
     return render(ValidationFailed(f"Invalid input: {summary}", details={"fields": fields}))
 

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import re
+import time
 import uuid
 
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.core import request_context
 from app.core.handlers import render
-from app.errors import PayloadTooLarge
+from app.core.json_depth import nested_deeper_than
+from app.errors import PayloadTooLarge, ValidationFailed
+from app.metrics.series import route_template, series
 
 _SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 
@@ -21,28 +25,43 @@ def request_id_of(scope: Scope) -> str:
 
 
 class RequestIdMiddleware:
-    """Gives each request an id (the caller's X-Request-ID if sane), echoed in the response and in logs."""
+    """Gives each request an id (the caller's X-Request-ID if sane), echoed in the response and bound to
+    the request's context for its log lines and the outbox rows it writes; counts the request and its
+    duration by route template and status (the outermost layer: it sees every answer)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
+        self.series = series()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        started = time.perf_counter()
         request_id = request_id_of(scope)
         scope.setdefault("state", {})["request_id"] = request_id
+        status = 500  # unless an answer starts
 
         async def send_with_id(message: Message) -> None:
+            nonlocal status
             if message["type"] == "http.response.start":
+                status = message["status"]
                 message.setdefault("headers", []).append((b"x-request-id", request_id.encode()))
             await send(message)
 
-        await self.app(scope, receive, send_with_id)
+        bound = request_context.bind(request_id)
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            request_context.unbind(bound)
+            # The route's template, not the path: one series per route, whatever ids callers send.
+            route = route_template(scope)
+            self.series.observe_request(scope["method"], route, status, time.perf_counter() - started)
 
 
 class BodySizeLimitMiddleware:
-    """Refuses bodies over the limit with 413, by Content-Length up front and by counting while streaming."""
+    """Refuses bodies over the limit with 413, by Content-Length up front and by counting while streaming;
+    and, before any route runs, a NUL in the path or the query (no database column can store one)."""
 
     def __init__(self, app: ASGIApp, max_body_size: int) -> None:
         self.app = app
@@ -51,6 +70,10 @@ class BodySizeLimitMiddleware:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if "\x00" in scope["path"] or b"%00" in scope["query_string"] or b"\x00" in scope["query_string"]:
+            refusal = ValidationFailed("The path or query contains a NUL character.")
+            await render(refusal)(scope, receive, send)
             return
         declared = _header(scope, b"content-length")
         if declared.isdigit() and int(declared) > self.max_body_size:
@@ -92,6 +115,58 @@ class BodySizeLimitMiddleware:
             f"The request body is larger than {limit_mb:g} MB.", details={"maxBytes": self.max_body_size}
         )
         await render(error)(scope, receive, send)
+
+
+class JsonDepthLimitMiddleware:
+    """Refuses a JSON body nested deeper than `max_depth` with 400 MALFORMED_JSON, before anything parses
+    it (every JSON endpoint, the webhooks that parse their own bodies included). Sits inside
+    BodySizeLimitMiddleware, so the body it reads is already within the size limit."""
+
+    def __init__(self, app: ASGIApp, max_depth: int) -> None:
+        self.app = app
+        self.max_depth = max_depth
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not _is_json(_header(scope, b"content-type")):
+            await self.app(scope, receive, send)
+            return
+        chunks, more = [], True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client left before sending its body: nobody to answer
+            chunks.append(message.get("body", b""))
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        if nested_deeper_than(body, self.max_depth):
+            error = ValidationFailed(
+                f"The request body is not valid JSON (nested deeper than {self.max_depth} levels).",
+                code="MALFORMED_JSON",
+            )
+            await render(error)(scope, receive, send)
+            return
+        await self.app(scope, _replay(body, receive), send)
+
+
+def _is_json(content_type: bytes) -> bool:
+    media_type = content_type.split(b";", 1)[0].strip().lower()
+    return media_type == b"application/json" or (
+        media_type.startswith(b"application/") and media_type.endswith(b"+json")
+    )
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A receive that hands the app the body already read, then whatever the client sends next."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if sent:
+            return await receive()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay
 
 
 def _header(scope: Scope, name: bytes) -> bytes:

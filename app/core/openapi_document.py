@@ -20,6 +20,7 @@ from fastapi.routing import APIRoute
 
 from app.core.openapi_examples import add_examples
 from app.core.openapi_inbound import document_hub, document_inbound
+from app.core.schemas import RequestModel
 
 ERROR_REF = {"$ref": "#/components/schemas/ErrorBody"}
 PAGE = {
@@ -40,6 +41,7 @@ ORDER = {"type": "string", "enum": ["asc", "desc"], "default": "desc"}
 SORTS = {
     "listProducts": ["name", "brand", "purchaseDate", "warrantyExpiresAt", "createdAt"],
     "adminListProducts": ["name", "brand", "purchaseDate", "warrantyExpiresAt", "createdAt"],
+    "exportProducts": ["name", "brand", "purchaseDate", "warrantyExpiresAt", "createdAt"],
 }
 # File downloads: what their bytes may be.
 IMAGES = ["image/jpeg", "image/png", "image/gif", "image/webp"]
@@ -139,6 +141,34 @@ def _emails(schema: dict[str, Any]) -> None:
                         variant["format"] = "email"
 
 
+NO_NUL = "^[^\\u0000]*$"  # RequestModel refuses U+0000 in every string
+# ... and strips whitespace first, so a required text needs one character that is not whitespace.
+NO_NUL_NOT_BLANK = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
+
+
+def _request_models() -> set[str]:
+    found, todo = set(), list(RequestModel.__subclasses__())
+    while todo:
+        model = todo.pop()
+        found.add(model.__name__)
+        todo.extend(model.__subclasses__())
+    return found
+
+
+def _no_nul(schema: dict[str, Any]) -> None:
+    """The rule every request model enforces, stated: its free-text strings match `NO_NUL`."""
+    components = schema.get("components", {}).get("schemas", {})
+    for name in set(components) & _request_models():
+        for field, definition in components.get(name, {}).get("properties", {}).items():
+            stripped = "password" not in field.lower()  # passwords are taken as typed (Password)
+            variants = [definition, *definition.get("anyOf", [])]
+            variants += [variant["items"] for variant in variants if isinstance(variant.get("items"), dict)]
+            for variant in variants:
+                if variant.get("type") == "string" and not {"enum", "pattern", "const"} & set(variant):
+                    required = stripped and variant.get("minLength", 0) >= 1
+                    variant["pattern"] = NO_NUL_NOT_BLANK if required else NO_NUL
+
+
 def refine(schema: dict[str, Any]) -> dict[str, Any]:
     """The document FastAPI built, made exact (see the module docstring). Runs once, when first served."""
     for _path, _method, operation in _operations(schema):
@@ -147,6 +177,7 @@ def refine(schema: dict[str, Any]) -> dict[str, Any]:
         _bad_request(operation)
         _downloads(op_id, operation)
     _emails(schema)
+    _no_nul(schema)
     document_hub(schema)
     document_inbound(schema)
     add_examples(schema)

@@ -23,7 +23,9 @@ ALGORITHM = "HS256"
 
 
 class PasswordHasher:
-    """Argon2id through pwdlib; hashing runs in a thread so it never blocks the event loop."""
+    """Argon2id through pwdlib. Hashing runs in a worker thread (never on the event loop), at most
+    `WARRANTY_HASH_CONCURRENCY` at once per process: each takes `WARRANTY_ARGON2_MEMORY_COST` KiB, so a
+    login flood queues here instead of growing the process's memory."""
 
     def __init__(self, settings: Settings) -> None:
         self._hash = PasswordHash(
@@ -35,17 +37,33 @@ class PasswordHasher:
                 ),
             )
         )
+        self._concurrency = settings.hash_concurrency
+        self._limiter: anyio.CapacityLimiter | None = None  # made in the event loop, at first use
         # Verified against when the email is unknown, so both paths do the same work.
         self._dummy = self._hash.hash(secrets.token_hex(16))
 
     async def hash(self, password: str) -> str:
-        return await anyio.to_thread.run_sync(self._hash.hash, password)
+        return await anyio.to_thread.run_sync(self._hash.hash, password, limiter=self._threads())
 
     async def verify(self, password: str, hashed: str | None) -> bool:
-        return await anyio.to_thread.run_sync(self._hash.verify, password, hashed or self._dummy)
+        valid, _ = await self.verify_and_update(password, hashed)
+        return valid
+
+    async def verify_and_update(self, password: str, hashed: str | None) -> tuple[bool, str | None]:
+        """Whether the password matches, and a new hash when the stored one has other parameters than
+        the configured ones (None otherwise): to be stored, so old hashes move to the current cost."""
+        valid, updated = await anyio.to_thread.run_sync(
+            self._hash.verify_and_update, password, hashed or self._dummy, limiter=self._threads()
+        )
+        return valid, updated if hashed else None
 
     def hash_sync(self, password: str) -> str:
         return self._hash.hash(password)
+
+    def _threads(self) -> anyio.CapacityLimiter:
+        if self._limiter is None:
+            self._limiter = anyio.CapacityLimiter(self._concurrency)
+        return self._limiter
 
 
 @dataclass(frozen=True)
@@ -80,7 +98,7 @@ def create_access_token(
         payload["sid"] = session_family
     if credential_version:
         payload["cv"] = credential_version
-    return jwt.encode(payload, _key(settings), algorithm=ALGORITHM)
+    return jwt.encode(payload, signing_key(settings), algorithm=ALGORITHM)
 
 
 # Tokens verified already, by secret and token: PyJWT's checks run once per token, not on every request
@@ -91,7 +109,7 @@ _verified: OrderedDict[tuple[bytes, str], AccessClaims] = OrderedDict()
 
 def decode_access_token(settings: Settings, token: str) -> AccessClaims:
     """The token's claims; 401 AUTH_TOKEN_INVALID or AUTH_TOKEN_EXPIRED."""
-    key = (_key(settings), token)
+    key = (signing_key(settings), token)
     claims = _verified.get(key)
     if claims is None:
         claims = _verify(settings, token)
@@ -107,7 +125,7 @@ def decode_access_token(settings: Settings, token: str) -> AccessClaims:
 
 def verified_claims(settings: Settings, token: str) -> AccessClaims | None:
     """The claims of a token verified before and not expired since; None otherwise (never verifies)."""
-    claims = _verified.get((_key(settings), token))
+    claims = _verified.get((signing_key(settings), token))
     return claims if claims is not None and claims.expires_at > utc_now() else None
 
 
@@ -115,7 +133,7 @@ def _verify(settings: Settings, token: str) -> AccessClaims:
     try:
         payload = jwt.decode(
             token,
-            _key(settings),
+            signing_key(settings),
             algorithms=[ALGORITHM],
             options={"require": ["exp", "iat", "sub"]},
             leeway=0,
@@ -137,7 +155,7 @@ def _verify(settings: Settings, token: str) -> AccessClaims:
         raise Unauthorized("The access token is not valid.", code="AUTH_TOKEN_INVALID") from None
 
 
-def _key(settings: Settings) -> bytes:
+def signing_key(settings: Settings) -> bytes:
     if settings.secret_key is None:  # never a default: create_app gives every app a key first
         raise RuntimeError("no signing key: call ensure_signing_key(settings) first")
     return settings.secret_key.get_secret_value().encode()
@@ -154,6 +172,12 @@ def hash_token(token: str) -> str:
 
 def hmac_sha256(key: bytes, message: bytes) -> bytes:
     return hmac.new(key, message, hashlib.sha256).digest()
+
+
+def standard_webhook_mac(key: bytes, webhook_id: str, timestamp: str, body: bytes) -> bytes:
+    """Standard Webhooks' signature bytes: HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`
+    (inbound deliveries are checked with it, outbound ones signed)."""
+    return hmac_sha256(key, f"{webhook_id}.{timestamp}.".encode() + body)
 
 
 def constant_time_equals(a: str | bytes, b: str | bytes) -> bool:

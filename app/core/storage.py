@@ -1,28 +1,70 @@
-"""File storage behind a small interface; the local implementation keeps files under the data folder.
-Names are generated here, never taken from the client."""
+"""File storage behind a small interface: receipts, message attachments and profile pictures.
+
+`LocalStorage` keeps files under the data folder (the default); `app.core.s3_storage.S3Storage` keeps them
+in an S3-compatible bucket, so that processes on several hosts serve each other's files. Names are
+generated here, never taken from the client. Files are removed after the commit that dropped their rows,
+and a file saved for a transaction that rolls back goes again.
+"""
 
 from __future__ import annotations
 
+import os
 import re
 import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Protocol
+from typing import IO, Annotated, Protocol
 
 import anyio
 from fastapi import Depends, Request
+from fastapi.responses import StreamingResponse
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.db import on_commit, on_rollback
 from app.errors import NotFound
 
 _KEY = re.compile(r"^[a-z0-9_-]+/[a-f0-9]{32}\.[a-z0-9]{1,8}$")
+CHUNK_SIZE = 256 * 1024  # bytes read at a time while a download streams
+
+
+@dataclass
+class Download:
+    """A stored file being read: its size is known before the first byte is sent."""
+
+    size: int
+    chunks: AsyncIterator[bytes]
 
 
 class Storage(Protocol):
     async def save(self, folder: str, data: bytes, extension: str) -> str: ...
     async def read(self, key: str) -> bytes: ...
-    def path(self, key: str) -> Path: ...
-    async def delete(self, key: str) -> None: ...
+    async def open(self, key: str) -> Download: ...
+    async def exists(self, key: str) -> bool: ...
+    def discard(self, keys: list[str]) -> None:
+        """Remove files without waiting (called from commit and rollback hooks, which cannot await)."""
+        ...
+
+    async def drain(self) -> None:
+        """Wait for the removals `discard` started."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+def new_key(folder: str, extension: str) -> str:
+    return f"{folder}/{uuid.uuid4().hex}.{extension}"
+
+
+def is_key(key: str) -> bool:
+    return _KEY.match(key) is not None
+
+
+def checked(key: str) -> str:
+    """Only names this module generates reach a store: a stored key that is anything else is a 404."""
+    if not is_key(key):
+        raise NotFound("No such file.")
+    return key
 
 
 class LocalStorage:
@@ -31,9 +73,8 @@ class LocalStorage:
 
     async def save(self, folder: str, data: bytes, extension: str) -> str:
         """Store `data`; answer its key, `folder/<random>.<extension>`."""
-        key = f"{folder}/{uuid.uuid4().hex}.{extension}"
-        path = self.path(key)
-        await anyio.to_thread.run_sync(self._write, path, data)
+        key = new_key(folder, extension)
+        await anyio.to_thread.run_sync(self._write, self.path(key), data)
         return key
 
     @staticmethod
@@ -44,19 +85,52 @@ class LocalStorage:
         temporary.replace(path)  # readers never see half a file
 
     async def read(self, key: str) -> bytes:
-        path = self.path(key)
         try:
-            return await anyio.Path(path).read_bytes()
+            return await anyio.Path(self.path(key)).read_bytes()
         except FileNotFoundError:
             raise NotFound("The file is gone.") from None
 
-    def path(self, key: str) -> Path:
-        if not _KEY.match(key):
-            raise NotFound("No such file.")
-        return self.root / key
+    async def open(self, key: str) -> Download:
+        try:
+            file, size = await anyio.to_thread.run_sync(_open, self.path(key))
+        except FileNotFoundError:
+            raise NotFound("The file is gone.") from None
+        return Download(size, _chunks_of(file))
 
-    async def delete(self, key: str) -> None:
-        await anyio.Path(self.path(key)).unlink(missing_ok=True)
+    async def exists(self, key: str) -> bool:
+        return await anyio.Path(self.path(key)).exists()
+
+    def path(self, key: str) -> Path:
+        return self.root / checked(key)
+
+    def discard(self, keys: list[str]) -> None:
+        for key in keys:
+            self.path(key).unlink(missing_ok=True)  # a few unlinks: quicker than a thread hop
+
+    async def drain(self) -> None:
+        return None  # `discard` is done when it returns
+
+    async def close(self) -> None:
+        return None
+
+
+def _open(path: Path) -> tuple[IO[bytes], int]:
+    file = path.open("rb")
+    return file, os.fstat(file.fileno()).st_size
+
+
+async def _chunks_of(file: IO[bytes]) -> AsyncIterator[bytes]:
+    try:
+        while chunk := await anyio.to_thread.run_sync(file.read, CHUNK_SIZE):
+            yield chunk
+    finally:
+        file.close()
+
+
+def streamed(download: Download, media_type: str, headers: dict[str, str]) -> StreamingResponse:
+    """A download as a response that streams it, with its Content-Length."""
+    headers = {**headers, "Content-Length": str(download.size)}
+    return StreamingResponse(download.chunks, media_type=media_type, headers=headers)
 
 
 async def get_storage(request: Request) -> Storage:
@@ -69,15 +143,10 @@ StorageDep = Annotated[Storage, Depends(get_storage)]
 
 def delete_after_commit(session: AsyncSession, storage: Storage, keys: list[str]) -> None:
     """Remove files once the transaction that dropped their rows has committed (kept on rollback)."""
-
-    def remove() -> None:
-        for key in keys:
-            storage.path(key).unlink(missing_ok=True)
-
     if keys:
-        on_commit(session, remove)
+        on_commit(session, lambda: storage.discard(keys))
 
 
 def discard_on_rollback(session: AsyncSession, storage: Storage, key: str) -> None:
     """A file saved for a row of this transaction goes again if the transaction rolls back."""
-    on_rollback(session, lambda: storage.path(key).unlink(missing_ok=True))
+    on_rollback(session, lambda: storage.discard([key]))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Literal
 
 from fastapi import APIRouter, BackgroundTasks, Request
@@ -16,10 +18,11 @@ from app.core.deps import SettingsDep
 from app.core.openapi import errors
 from app.core.schemas import ResponseModel
 from app.core.storage import StorageDep
-from app.errors import NotFound, ValidationFailed
+from app.errors import AppError, NotFound, ValidationFailed
 from app.inbound import deliveries
 from app.inbound.service import Outcome, receive
 from app.inbound.signatures import postmark_basic_auth, verify_provider_signature, verify_standard_webhook
+from app.metrics.series import series
 
 logger = logging.getLogger("warranty.inbound")
 
@@ -62,7 +65,18 @@ def _json(body: bytes) -> object:
         raise ValidationFailed("The request body is not valid JSON.", code="MALFORMED_JSON") from None
 
 
+@contextmanager
+def _counting_refusals() -> Iterator[None]:
+    """A delivery refused (bad signature, unknown claim or sender, ...: 4xx) or failed (5xx) is counted."""
+    try:
+        yield
+    except AppError as error:
+        series().inbound.labels("rejected" if error.status < 500 else "failed").inc()
+        raise
+
+
 def _result(outcome: Outcome) -> InboundResult:
+    series().inbound.labels(outcome.status).inc()
     if outcome.status != "processed":
         return InboundResult(status=outcome.status, reason=outcome.reason)
     return InboundResult(status="processed", claim_id=outcome.claim_id, message_id=str(outcome.message_id))
@@ -105,12 +119,13 @@ async def provider_inbound(
     be reached), Postmark's inbound JSON or the generic `{from, to, subject, text, html}`; the reply
     becomes a message in the claim named by the `claim+<id>@` recipient (or Postmark's `MailboxHash`).
     """
-    if provider.lower() not in {name.lower() for name in settings.inbound_providers}:
-        raise NotFound("No such inbound provider.")
-    body = await request.body()
-    if not (provider.lower() == "postmark" and postmark_basic_auth(settings, request.headers)):
-        verify_provider_signature(settings, provider, request.headers, body)
-    outcome = await receive(session, storage, settings, _json(body), webhook_id=None)
+    with _counting_refusals():
+        if provider.lower() not in {name.lower() for name in settings.inbound_providers}:
+            raise NotFound("No such inbound provider.")
+        body = await request.body()
+        if not (provider.lower() == "postmark" and postmark_basic_auth(settings, request.headers)):
+            verify_provider_signature(settings, provider, request.headers, body)
+        outcome = await receive(session, storage, settings, _json(body), webhook_id=None)
     background.add_task(_prune, request, settings)
     return _result(outcome)
 
@@ -134,8 +149,9 @@ async def standard_inbound(
     of "{id}.{timestamp}.{body}">`, keyed with `WARRANTY_INBOUND_SECRET`; a timestamp more than 5 minutes
     away is refused. A redelivery (same webhook id, provider email id or Message-ID) answers `duplicate`.
     """
-    body = await request.body()
-    webhook_id = verify_standard_webhook(settings, request.headers, body)
-    outcome = await receive(session, storage, settings, _json(body), webhook_id=webhook_id)
+    with _counting_refusals():
+        body = await request.body()
+        webhook_id = verify_standard_webhook(settings, request.headers, body)
+        outcome = await receive(session, storage, settings, _json(body), webhook_id=webhook_id)
     background.add_task(_prune, request, settings)
     return _result(outcome)

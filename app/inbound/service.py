@@ -23,6 +23,7 @@ from app.inbound.reply import OurAddresses, extract_reply_off_loop
 from app.inbound.resend import fetch_received
 from app.messages.service import AttachmentUpload, post_message
 from app.models import Claim, User
+from app.timeline.record import TimelineKind, add_to_timeline
 from app.users.repository import UserRepository
 
 logger = logging.getLogger("warranty.inbound")
@@ -58,6 +59,7 @@ async def receive(
                 "inbound email %s ignored: the event carries no body and WARRANTY_RESEND_API_KEY is not set",
                 email.provider_email_id,
             )
+            await _ignored(session, settings, email, "resend_api_key_missing")
             return Outcome("ignored", reason="resend_api_key_missing")
         fetched = await fetch_received(email, settings) if email.provider_email_id else None
         if fetched is None:
@@ -66,9 +68,11 @@ async def receive(
         email = fetched
     if is_automated(email, settings):
         logger.info("inbound email from %s ignored: automated", email.sender)
+        await _ignored(session, settings, email, "automated")
         return IGNORED
     if sender_not_authenticated(email):
         logger.warning("inbound email from %s ignored: its authentication results failed", email.sender)
+        await _ignored(session, settings, email, "sender_not_authenticated")
         return Outcome("ignored", reason="sender_not_authenticated")
     claim_id = claim_id_from(email.recipients, settings.mail_domain, email.mailbox_hash)
     if claim_id is None:
@@ -87,8 +91,24 @@ async def receive(
     if sender.id not in (claim.customer_id, claim.supplier_id):
         raise Forbidden("The sender is not a participant of this claim.")
     if claim.status == "closed":
-        return Outcome("ignored", claim_id=claim.id)
+        return _ignored_on(session, claim, email, "claim_closed", sender)
     return await _post(session, storage, settings, email, claim, sender, keys)
+
+
+def _ignored_on(
+    session: AsyncSession, claim: Claim, email: InboundEmail, reason: str, sender: User
+) -> Outcome:
+    """An email of a participant that posts nothing: on the claim's timeline, with the reason."""
+    add_to_timeline(session, claim, TimelineKind.INBOUND_IGNORED, sender, reason=reason, sender=email.sender)
+    return Outcome("ignored", claim_id=claim.id)
+
+
+async def _ignored(session: AsyncSession, settings: Settings, email: InboundEmail, reason: str) -> None:
+    """An email ignored before its sender is known: on the timeline of the claim it is addressed to, if
+    that claim exists (no actor: nobody is proven to have sent it)."""
+    claim_id = claim_id_from(email.recipients, settings.mail_domain, email.mailbox_hash)
+    if claim_id is not None and claim_id <= _MAX_DB_ID and await session.get(Claim, claim_id) is not None:
+        add_to_timeline(session, claim_id, TimelineKind.INBOUND_IGNORED, reason=reason, sender=email.sender)
 
 
 async def _post(
@@ -107,7 +127,7 @@ async def _post(
     text = reply[:MAX_MESSAGE_LENGTH].rstrip()
     picked = await pick_attachment(email.attachments, settings)
     if not text and picked is None:
-        return Outcome("ignored", claim_id=claim.id)
+        return _ignored_on(session, claim, email, "empty_reply", sender)
     upload = AttachmentUpload(picked.data, picked.file_name, picked.mime_type) if picked else None
     try:
         try:
@@ -119,7 +139,7 @@ async def _post(
             return await _create(session, storage, settings, claim, sender, text, None, keys)
     except Conflict:
         # Closed between our check and the insert: like a closed claim, nothing is posted.
-        return Outcome("ignored", claim_id=claim.id)
+        return _ignored_on(session, claim, email, "claim_closed", sender)
 
 
 async def _create(
@@ -142,5 +162,7 @@ async def _create(
         )
         for row in rows:
             row.message_id = message.id
+        kind = TimelineKind.INBOUND_ACCEPTED
+        add_to_timeline(session, claim, kind, sender, messageId=message.id, sender=sender.email)
         await session.flush()
     return Outcome("processed", claim_id=claim.id, message_id=message.id)

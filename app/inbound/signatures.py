@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from app.config import Settings
 from app.core.clock import utc_now
+from app.core.security import standard_webhook_mac
 from app.errors import Unauthorized
 
 logger = logging.getLogger("warranty.inbound")
@@ -83,8 +84,7 @@ def verify_standard_webhook(settings: Settings, headers: Mapping[str, str], body
         raise InvalidSignature()
     if abs(utc_now().timestamp() - int(timestamp)) > TOLERANCE_SECONDS:
         raise InvalidSignature("The webhook timestamp is outside the accepted window.")
-    signed = f"{webhook_id}.{timestamp}.".encode() + body
-    expected = hmac.new(standard_webhooks_key(secret), signed, hashlib.sha256).digest()
+    expected = standard_webhook_mac(standard_webhooks_key(secret), webhook_id, timestamp, body)
     for candidate in signatures.split():
         version, _, encoded = candidate.partition(",")
         if version != "v1" or not encoded:

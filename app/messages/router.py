@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Response, status
+from starlette.convertors import StringConvertor, register_url_convertor
 
 from app.auth.dependencies import AdminUser, CurrentUser
 from app.claims.access import MAX_ID, VisibleClaim
@@ -16,7 +17,7 @@ from app.core.deps import SettingsDep
 from app.core.files import content_disposition
 from app.core.openapi import errors
 from app.core.pagination import JsonList, Page, Pagination, list_json
-from app.core.storage import StorageDep
+from app.core.storage import StorageDep, streamed
 from app.errors import NotFound
 from app.messages.attachments import decode_attachment
 from app.messages.reads import mark_read
@@ -30,6 +31,17 @@ from app.realtime.resume import ONE_SNAPSHOT
 router = APIRouter(prefix="/api", tags=["messages"])
 
 MessageId = Annotated[int, Path(alias="messageId", description="The message's id.")]
+
+
+class MessageIdSegment(StringConvertor):
+    """A `{messageId}` path segment: any text (a non-integer is a 400, like every path id) except `read`,
+    the sibling resource: GET /claims/{id}/messages/read is then a 405 naming POST in `Allow`, not a 400
+    for a message id "read"."""
+
+    regex = "(?!read$)[^/]+"
+
+
+register_url_convertor("message_id", MessageIdSegment())
 
 
 def _in_range(message_id: int) -> bool:
@@ -134,7 +146,9 @@ async def read_messages(claim: VisibleClaim, user: CurrentUser, session: Session
 
 
 @router.get(
-    "/claims/{claimId}/messages/{messageId}", response_model=MessageOut, responses=errors(400, 401, 404)
+    "/claims/{claimId}/messages/{messageId:message_id}",
+    response_model=MessageOut,
+    responses=errors(400, 401, 404),
 )
 async def get_message(
     claim: VisibleClaim, message_id: MessageId, user: CurrentUser, messages: MessageRepo
@@ -159,11 +173,11 @@ async def download_attachment(
     message = await messages.attachment_of(claim.id, message_id) if _in_range(message_id) else None
     if message is None or message.attachment_key is None:
         raise NotFound("No such attachment.")
-    data = await storage.read(message.attachment_key)
-    return Response(
-        content=data,
-        media_type=message.attachment_mime,
-        headers={
+    download = await storage.open(message.attachment_key)
+    return streamed(
+        download,
+        message.attachment_mime or "application/octet-stream",
+        {
             "Content-Disposition": content_disposition(message.attachment_name or "attachment"),
             "X-Content-Type-Options": "nosniff",
             "Cache-Control": "private, no-store",

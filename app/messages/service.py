@@ -19,6 +19,7 @@ from app.errors import Conflict, ValidationFailed
 from app.models import Claim, Message, User
 from app.notifications import triggers
 from app.realtime.events import messages_topic, publish
+from app.timeline.record import TimelineKind, add_to_timeline
 
 MAX_MESSAGE_LENGTH = 10_000
 ATTACHMENT_KINDS = {"jpg", "png", "gif", "webp", "pdf"}
@@ -68,9 +69,12 @@ async def post_message(
         discard_on_rollback(session, storage, message.attachment_key)  # type: ignore[arg-type]
     session.add(message)
     await session.flush()
+    add_to_timeline(
+        session, claim, TimelineKind.MESSAGE_POSTED, sender, messageId=message.id, senderId=sender.id
+    )
     await publish(session, messages_topic(claim.id), new_message_event(message, sender))
     participants = await _participants(session, claim)
-    triggers.message_posted(session, message, triggers.recipients(participants, sender))
+    await triggers.message_posted(session, message, sender, triggers.recipients(participants, sender))
     invalidate(session, *claim_scopes(claim), messages_of(claim.id), MESSAGES_ALL)
     # Everything is written before the claim's row is locked, so concurrent messages in one claim wait
     # for each other only for this read and the commit.

@@ -2,23 +2,26 @@
 
 from app.models.base import Base
 from app.models.cache import CacheInvalidation
+from app.models.calendar import CalendarFeed
 from app.models.claim import CLAIM_STATUSES, Claim, Message, MessageRead
-from app.models.counts import RowCount
+from app.models.counts import ProductExpiryCount, RowCount
 from app.models.event import Event
 from app.models.inbound import InboundDelivery
 from app.models.outbox import OutboxItem
-from app.models.product import ExpiryAlert, Product, Receipt
+from app.models.product import ExpiryAlert, Product, Receipt, WarrantyExtension
+from app.models.throttle import ThrottleHit
+from app.models.timeline import ClaimEvent
 from app.models.user import (
     ROLE_ADMIN,
     ROLE_SUPPLIER,
     ROLE_USER,
     ROLES,
     DeviceToken,
-    LoginFailure,
     PasswordResetToken,
     RefreshToken,
     User,
 )
+from app.models.webhook import WebhookDelivery, WebhookEndpoint
 
 # Ids are never given again after a delete: SQLite hands out max(id) + 1 unless the table says
 # AUTOINCREMENT (PostgreSQL's sequences never go back). Every table, including ones added later.
@@ -33,19 +36,25 @@ __all__ = [
     "ROLE_USER",
     "Base",
     "CacheInvalidation",
+    "CalendarFeed",
     "Claim",
+    "ClaimEvent",
     "DeviceToken",
     "Event",
     "ExpiryAlert",
     "InboundDelivery",
-    "LoginFailure",
     "Message",
     "MessageRead",
     "OutboxItem",
     "PasswordResetToken",
     "Product",
+    "ProductExpiryCount",
     "Receipt",
     "RefreshToken",
     "RowCount",
+    "ThrottleHit",
     "User",
+    "WarrantyExtension",
+    "WebhookDelivery",
+    "WebhookEndpoint",
 ]

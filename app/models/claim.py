@@ -35,6 +35,9 @@ class Claim(Timestamps, Base):
     supplier_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     status: Mapped[str] = mapped_column(String(16), default="open")
     description: Mapped[str] = mapped_column(Text)
+    # How the claim was resolved (repaired, replaced, refunded, rejected); null until then and after a reopen.
+    outcome: Mapped[str | None] = mapped_column(String(16))
+    outcome_note: Mapped[str | None] = mapped_column(Text)
 
 
 class Message(CreatedAt, Base):

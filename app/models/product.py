@@ -20,6 +20,14 @@ class Product(Timestamps, Base):
         # The brand and category filters (equal, any case), newest first, and their exact totals.
         Index("ix_products_brand_created_id", func.lower(text("brand")), "created_at", "id"),
         Index("ix_products_category_created_id", func.lower(text("category")), "created_at", "id"),
+        # The `warrantyStatus=void` filter, newest first: few rows, so a partial index.
+        Index(
+            "ix_products_voided_created_id",
+            "created_at",
+            "id",
+            sqlite_where=text("warranty_voided_at IS NOT NULL"),
+            postgresql_where=text("warranty_voided_at IS NOT NULL"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -29,9 +37,15 @@ class Product(Timestamps, Base):
     category: Mapped[str] = mapped_column(String(100))
     store: Mapped[str | None] = mapped_column(String(100))
     purchase_date: Mapped[date] = mapped_column(Date)
-    warranty_period_months: Mapped[int] = mapped_column(Integer)
-    # Derived from purchase_date and the period, stored so lists can filter and sort on it.
+    # The warranty's own end: purchase_date + months, or a day given directly (exactly one of the two).
+    warranty_period_months: Mapped[int | None] = mapped_column(Integer)
+    warranty_ends_on: Mapped[date | None] = mapped_column(Date)
+    # The effective expiry: the later of the own end and every warranty extension's end. Kept in step by
+    # every write that moves one of them (app.products.expiry), so lists filter and sort on it and expiry
+    # alerts follow it.
     warranty_expires_on: Mapped[date] = mapped_column(Date, index=True)
+    warranty_voided_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    warranty_void_reason: Mapped[str | None] = mapped_column(String(500))
     price: Mapped[Decimal | None] = mapped_column(Numeric(12, 2))
     serial_number: Mapped[str | None] = mapped_column(String(100))
 
@@ -57,3 +71,18 @@ class ExpiryAlert(Base):
     threshold_days: Mapped[int] = mapped_column(Integer, primary_key=True)
     expires_on: Mapped[date] = mapped_column(Date, primary_key=True)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class WarrantyExtension(CreatedAt, Base):
+    """The warranty a resolved claim leaves on its product (a repair's or a replacement's): at most one per
+    claim, removed when the claim is reopened."""
+
+    __tablename__ = "warranty_extensions"
+    __table_args__ = (Index("ix_warranty_extensions_product_ends", "product_id", "ends_on"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    product_id: Mapped[int] = mapped_column(ForeignKey("products.id", ondelete="CASCADE"))
+    claim_id: Mapped[int] = mapped_column(ForeignKey("claims.id", ondelete="CASCADE"), unique=True)
+    months: Mapped[int] = mapped_column(Integer)
+    starts_on: Mapped[date] = mapped_column(Date)
+    ends_on: Mapped[date] = mapped_column(Date)

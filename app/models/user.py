@@ -5,7 +5,7 @@ from datetime import datetime
 from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.core.types import BigIntPK, UtcDateTime
+from app.core.types import UtcDateTime
 from app.models.base import Base, CreatedAt, Timestamps
 
 ROLE_USER = "ROLE_USER"
@@ -69,20 +69,6 @@ class PasswordResetToken(CreatedAt, Base):
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
     used_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
-
-
-class LoginFailure(CreatedAt, Base):
-    """One failed sign-in; counted over a sliding window to throttle guessing."""
-
-    __tablename__ = "login_failures"
-    __table_args__ = (
-        Index("ix_login_failures_client_created", "client", "created_at"),
-        Index("ix_login_failures_email_client_created", "email", "client", "created_at"),
-    )
-
-    id: Mapped[int] = mapped_column(BigIntPK, primary_key=True)
-    email: Mapped[str] = mapped_column(String(255))
-    client: Mapped[str] = mapped_column(String(64))
 
 
 class DeviceToken(CreatedAt, Base):

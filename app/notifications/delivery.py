@@ -12,7 +12,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.auth.service import PASSWORD_RESET_EMAIL, issue_reset_token
 from app.config import Settings
 from app.core.security import hash_token
-from app.core.storage import LocalStorage, Storage
+from app.core.storage import Storage
+from app.core.storage_backend import create_storage
 from app.models import DeviceToken, PasswordResetToken, User
 from app.notifications import compose, expiry
 from app.notifications.email import Email, MailSender, build_message, mail_sender
@@ -20,6 +21,7 @@ from app.notifications.push import PushNotification, PushSender, PushTarget, pus
 from app.notifications.render import render
 from app.notifications.worker import Handler, OutboxWorker
 from app.users.repository import UserRepository
+from app.webhooks.delivery import WebhookDeliverer
 
 EmailComposer = Callable[[AsyncSession, dict[str, Any]], Awaitable[Email | None]]
 PushComposer = Callable[[AsyncSession, dict[str, Any]], Awaitable[tuple[int, PushNotification] | None]]
@@ -123,12 +125,13 @@ def build_worker(
     *,
     mailer: MailSender | None = None,
     pusher: PushSender | None = None,
+    webhooks: WebhookDeliverer | None = None,
 ) -> OutboxWorker:
     """The worker with the configured senders (tests may pass their own)."""
     delivery = Delivery(
         settings,
         sessionmaker,
-        storage or LocalStorage(settings.data_dir / "files"),
+        storage or create_storage(settings),
         mailer or mail_sender(settings),
         pusher or push_sender(settings),
     )
@@ -136,4 +139,6 @@ def build_worker(
     async def daily() -> None:
         await expiry.send_expiry_alerts(sessionmaker, settings)
 
-    return OutboxWorker(settings, sessionmaker, delivery.handlers(), daily=daily)
+    webhooks = webhooks or WebhookDeliverer(settings, sessionmaker)
+    handlers = {**delivery.handlers(), **webhooks.handlers()}
+    return OutboxWorker(settings, sessionmaker, handlers, daily=daily)

@@ -16,6 +16,7 @@ import aiosmtplib
 import anyio
 
 from app.config import Settings
+from app.notifications.headers import body_text, header_value
 
 log = logging.getLogger(__name__)
 
@@ -45,10 +46,11 @@ def claim_thread_id(claim_id: int, settings: Settings) -> str:
 
 
 def build_message(email: Email, settings: Settings) -> EmailMessage:
+    """The MIME message; header values that carry what users wrote are cleaned (app.notifications.headers)."""
     message = EmailMessage()
-    message["From"] = settings.mail_from
-    message["To"] = email.to
-    message["Subject"] = email.subject
+    message["From"] = header_value(settings.mail_from)
+    message["To"] = header_value(email.to)
+    message["Subject"] = header_value(email.subject)
     message["Date"] = formatdate(localtime=False)
     message["Message-ID"] = make_msgid(idstring=uuid.uuid4().hex, domain=settings.mail_domain)
     message["Auto-Submitted"] = "auto-generated"
@@ -56,15 +58,15 @@ def build_message(email: Email, settings: Settings) -> EmailMessage:
         message["Reply-To"] = f"claim+{email.claim_id}@{settings.mail_domain}"
         message["In-Reply-To"] = claim_thread_id(email.claim_id, settings)
         message["References"] = claim_thread_id(email.claim_id, settings)
-    message.set_content(email.text)
-    message.add_alternative(email.html, subtype="html")
+    message.set_content(body_text(email.text))
+    message.add_alternative(body_text(email.html), subtype="html")
     for attachment in email.attachments:
         maintype, _, subtype = attachment.mime_type.partition("/")
         message.add_attachment(
             attachment.data,
             maintype=maintype or "application",
             subtype=subtype or "octet-stream",
-            filename=attachment.filename,
+            filename=header_value(attachment.filename) or "attachment",
         )
     return message
 

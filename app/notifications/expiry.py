@@ -2,8 +2,9 @@
 
 Each (product, threshold, expiry date) is alerted exactly once however often the job runs, restarts or
 overlaps: the alert row's composite primary key decides, inserted with ON CONFLICT DO NOTHING in the same
-transaction that enqueues the email and push. Editing a product's dates changes its expiry date, so the
-key is new and the alerts are re-armed.
+transaction that enqueues the email and push. Editing a product's dates, or a claim's warranty extension,
+changes its (effective) expiry date, so the key is new and the alerts are re-armed. A voided warranty is
+not alerted; unvoided, it is alerted for the thresholds its date has not been alerted for yet.
 
 A product already inside several thresholds when first seen (say 5 days left with thresholds 30 and 7) is
 alerted once, for the smallest threshold; the larger ones are recorded as covered, never sent late.
@@ -25,6 +26,8 @@ from app.notifications.email import Email
 from app.notifications.outbox import enqueue
 from app.notifications.push import PushNotification
 from app.notifications.render import render
+from app.webhooks import events as webhooks
+from app.webhooks import payloads
 
 CHUNK = 500
 
@@ -49,6 +52,9 @@ async def _expiring(session: AsyncSession, today: date, horizon: int, after_id: 
     statement = (
         select(
             Product.id,
+            Product.name,
+            Product.brand,
+            Product.category,
             Product.warranty_expires_on,
             User.id.label("owner_id"),
             User.notifications_enabled,
@@ -57,6 +63,7 @@ async def _expiring(session: AsyncSession, today: date, horizon: int, after_id: 
         .join(User, User.id == Product.owner_id)
         .where(
             Product.id > after_id,
+            Product.warranty_voided_at.is_(None),  # a voided warranty is not alerted
             Product.warranty_expires_on >= today,
             Product.warranty_expires_on <= today + timedelta(days=horizon),
         )
@@ -83,7 +90,7 @@ async def _alert(session: AsyncSession, rows: list[Any], thresholds: list[int], 
             for t in applicable
         ]
     inserted = await _insert_new(session, wanted)
-    alerted = 0
+    announced: list[dict[str, Any]] = []
     for row in rows:
         if (row.id, smallest[row.id]) not in inserted:
             continue  # already alerted for this threshold and date (by an earlier or concurrent run)
@@ -97,8 +104,10 @@ async def _alert(session: AsyncSession, rows: list[Any], thresholds: list[int], 
             enqueue(session, "email.expiry_alert", payload)
         if row.notifications_enabled:
             enqueue(session, "push.expiry_alert", payload)
-        alerted += 1
-    return alerted
+        days_left = (row.warranty_expires_on - today).days
+        announced.append(payloads.expiring_product(row, smallest[row.id], days_left))
+    await webhooks.record(session, "product.warranty_expiring", *announced)
+    return len(announced)
 
 
 async def _insert_new(session: AsyncSession, values: list[dict[str, Any]]) -> set[tuple[int, int]]:
@@ -119,10 +128,11 @@ def _days_left(expires_on: date, today: date) -> str:
 
 
 async def _product_and_owner(session: AsyncSession, payload: dict[str, Any]) -> tuple[Product, User] | None:
-    """None when the alert is stale: product or owner gone, dates edited since, or already expired."""
+    """None when the alert is stale: product or owner gone, dates edited (or extended) since, the warranty
+    voided since, or already expired."""
     product = await session.get(Product, int(payload["productId"]))
     owner = await session.get(User, int(payload["recipientId"]))
-    if product is None or owner is None or product.owner_id != owner.id:
+    if product is None or owner is None or product.owner_id != owner.id or product.warranty_voided_at:
         return None
     expires_on = product.warranty_expires_on
     if expires_on.isoformat() != payload["expiresOn"] or expires_on < utc_today():

@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.core import request_context
 from app.core.clock import utc_now
 from app.core.db import on_commit
 from app.models import OutboxItem
@@ -16,10 +17,23 @@ OUTBOX_WAKE = "outbox_wake"
 
 
 def enqueue(session: AsyncSession, kind: str, payload: dict[str, Any]) -> OutboxItem:
-    """Record one notification to deliver (`kind` names the worker's handler)."""
-    item = OutboxItem(kind=kind, payload=payload, status="pending", attempts=0, next_attempt_at=utc_now())
+    """Record one notification to deliver (`kind` names the worker's handler), with the id of the request
+    that causes it, if any."""
+    item = OutboxItem(
+        kind=kind,
+        payload=payload,
+        status="pending",
+        attempts=0,
+        next_attempt_at=utc_now(),
+        request_id=request_context.request_id(),
+    )
     session.add(item)
+    wake_worker(session)
+    return item
+
+
+def wake_worker(session: AsyncSession) -> None:
+    """Once this session commits, the worker delivers at once rather than at its next poll."""
     wake = session.info.get(OUTBOX_WAKE)
     if wake is not None:
         on_commit(session, wake)
-    return item

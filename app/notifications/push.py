@@ -20,6 +20,7 @@ from typing import Any, Protocol
 import httpx
 
 from app.config import Settings
+from app.core import request_context
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +129,11 @@ class GorushPush:
         return item
 
     async def send(self, targets: list[PushTarget], notification: PushNotification) -> set[str]:
-        response = await self.client.post(self.endpoint, json=self.body(targets, notification))
+        request_id = request_context.request_id()  # the request that caused it (the worker binds it)
+        headers = {"X-Request-ID": request_id} if request_id else None
+        response = await self.client.post(
+            self.endpoint, json=self.body(targets, notification), headers=headers
+        )
         response.raise_for_status()
         return invalid_tokens(response.json(), [target.token for target in targets])
 

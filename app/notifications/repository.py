@@ -9,17 +9,18 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app.core.clock import utc_now
-from app.core.db import on_commit
 from app.core.repository import Repository
 from app.errors import Conflict, NotFound
 from app.models import DeviceToken, OutboxItem
-from app.notifications.outbox import OUTBOX_WAKE
+from app.notifications.outbox import wake_worker
+
+MAX_BIGINT = 2**63 - 1
 
 
 class DeviceTokenRepository(Repository):
-    async def register(self, user_id: int, token: str, platform: str) -> DeviceToken:
+    async def register(self, user_id: int, token: str, platform: str, *, max_per_user: int) -> DeviceToken:
         """Register `token` for `user_id`; a token already known (maybe another user's: the device changed
-        hands) moves to this user."""
+        hands) moves to this user. Beyond `max_per_user` tokens, the least recently registered go."""
         existing = await self._get(token)
         if existing is None:
             try:
@@ -35,10 +36,24 @@ class DeviceTokenRepository(Repository):
                 .where(DeviceToken.id == existing.id)
                 .values(user_id=user_id, platform=platform, created_at=utc_now())
             )
+        await self._keep_newest(user_id, max_per_user)
         row = await self._get(token)
         assert row is not None
         await self.session.refresh(row)
         return row
+
+    async def _keep_newest(self, user_id: int, keep: int) -> None:
+        newest = (
+            select(DeviceToken.id)
+            .where(DeviceToken.user_id == user_id)
+            .order_by(DeviceToken.created_at.desc(), DeviceToken.id.desc())
+            .limit(keep)
+        )
+        await self.session.execute(
+            delete(DeviceToken).where(
+                DeviceToken.user_id == user_id, DeviceToken.id.not_in(newest.scalar_subquery())
+            )
+        )
 
     async def _get(self, token: str) -> DeviceToken | None:
         return await self.session.scalar(select(DeviceToken).where(DeviceToken.token == token))
@@ -74,7 +89,8 @@ class OutboxRepository(Repository):
     async def retry(self, item_id: int) -> OutboxItem:
         """Put a failed row back to pending, attempts reset, due now. Pending rows are left to the worker
         (one may be mid-delivery) and done rows were delivered: both 409 NOTIFICATION_NOT_FAILED."""
-        item = await self.session.get(OutboxItem, item_id)
+        # An id past the column's range names no row; asking the database would overflow its integer.
+        item = await self.session.get(OutboxItem, item_id) if 1 <= item_id <= MAX_BIGINT else None
         if item is None:
             raise NotFound("No such notification.")
         if item.status != "failed":
@@ -106,9 +122,7 @@ class OutboxRepository(Repository):
         return count
 
     def _wake_worker(self) -> None:
-        wake = self.session.info.get(OUTBOX_WAKE)
-        if wake is not None:
-            on_commit(self.session, wake)
+        wake_worker(self.session)
 
 
 DeviceTokenRepo = Annotated[DeviceTokenRepository, Depends(DeviceTokenRepository.dependency)]

@@ -8,6 +8,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Query, Request, Response, status
 
 from app.auth.dependencies import AdminUser, CurrentUser
+from app.core.deps import SettingsDep
 from app.core.openapi import errors
 from app.core.pagination import Page, Pagination, build_page
 from app.models import DeviceToken, OutboxItem
@@ -30,11 +31,14 @@ router = APIRouter(prefix="/api", tags=["notifications"])
     responses=errors(400, 401),
 )
 async def register_device_token(
-    body: DeviceTokenIn, user: CurrentUser, tokens: DeviceTokenRepo, response: Response
+    body: DeviceTokenIn, user: CurrentUser, tokens: DeviceTokenRepo, settings: SettingsDep, response: Response
 ) -> DeviceToken:
     """Register a device for push notifications. Registering a token that is already known (this user's or
-    another's: the device changed hands) moves it to the caller. Always 201."""
-    token = await tokens.register(user.id, body.token, body.platform)
+    another's: the device changed hands) moves it to the caller. Always 201. A user keeps at most
+    `WARRANTY_MAX_DEVICE_TOKENS_PER_USER` (20) tokens: beyond, the least recently registered is dropped."""
+    token = await tokens.register(
+        user.id, body.token, body.platform, max_per_user=settings.max_device_tokens_per_user
+    )
     response.headers["Location"] = f"/api/device-tokens/{quote(token.token, safe='')}"
     return token
 

@@ -1,9 +1,12 @@
-"""What a change in a claim notifies, and to whom. Called by the claims and messages services (and the
-inbound email service) in the change's transaction; the worker composes and sends after commit.
+"""What a change in a claim causes beyond the hub, and for whom: the other participants' notifications
+and the outbound webhooks. Called by the claims and messages services (and, through them, the inbound
+email service) in the change's transaction; the worker sends after commit.
 
 Outbox kinds recorded here (each handled by app.notifications.worker):
-- `email.claim_message` / `push.claim_message`: {"messageId", "recipientId"}
+- `email.claim_message` / `push.claim_message`: {"messageId", "claimId", "recipientId"}
 - `email.claim_status` / `push.claim_status`: {"claimId", "status", "recipientId"}
+- `webhook.deliver` (app.webhooks.events): `claim.created`, `claim.status_changed`,
+  `claim.supplier_assigned`, `message.created`
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.models import Claim, Message, User
 from app.notifications.outbox import enqueue
+from app.webhooks import events as webhooks
+from app.webhooks import payloads
 
 
 def recipients(participants: Iterable[User | None], actor: User | None) -> list[User]:
@@ -33,9 +38,30 @@ def _fan_out(session: AsyncSession, event: str, payload: dict[str, object], to: 
             enqueue(session, f"push.{event}", {**payload, "recipientId": user.id})
 
 
-def message_posted(session: AsyncSession, message: Message, to: Iterable[User]) -> None:
-    _fan_out(session, "claim_message", {"messageId": message.id}, to)
+async def claim_opened(session: AsyncSession, claim: Claim) -> None:
+    await webhooks.record(session, "claim.created", {"claim": payloads.claim(claim)})
 
 
-def status_changed(session: AsyncSession, claim: Claim, to: Iterable[User]) -> None:
+async def message_posted(
+    session: AsyncSession, message: Message, sender: User | None, to: Iterable[User]
+) -> None:
+    _fan_out(session, "claim_message", {"messageId": message.id, "claimId": message.claim_id}, to)
+    data = {"message": payloads.message(message, sender), "claimId": message.claim_id}
+    await webhooks.record(session, "message.created", data)
+
+
+async def status_changed(
+    session: AsyncSession, claim: Claim, previous: str, actor: User | None, to: Iterable[User]
+) -> None:
     _fan_out(session, "claim_status", {"claimId": claim.id, "status": claim.status}, to)
+    data = {
+        "claim": payloads.claim(claim),
+        "previousStatus": previous,
+        "actorId": actor.id if actor else None,
+    }
+    await webhooks.record(session, "claim.status_changed", data)
+
+
+async def supplier_assigned(session: AsyncSession, claim: Claim, former: int | None, actor: User) -> None:
+    data = {"claim": payloads.claim(claim), "previousSupplierId": former, "actorId": actor.id}
+    await webhooks.record(session, "claim.supplier_assigned", data)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -30,14 +31,18 @@ from sqlalchemy import ColumnElement, not_, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings
+from app.core import request_context
 from app.core.background import pause
 from app.core.clock import utc_now, utc_today
 from app.models import OutboxItem
+from app.notifications.retention import prune_outbox
+from app.timeline.record import notification_finished
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[dict[str, Any]], Awaitable[None]]
 
+PRUNE_EVERY = 3600.0  # seconds between two prunings of the outbox by one worker
 OTHER = "other"  # the channel of kinds no handler's channel covers
 
 
@@ -56,6 +61,7 @@ class Claimed:
     payload: dict[str, Any]
     attempts: int
     lease: datetime
+    request_id: str | None = None  # the request that enqueued it
 
 
 def backoff(settings: Settings, attempts: int) -> float:
@@ -84,13 +90,17 @@ def channel_of(kind: str) -> str:
 def send_timeout(settings: Settings, channel: str) -> float:
     """The most one send may take: a few of the transport's own network timeouts (connect, greeting,
     each command), never unbounded."""
-    per_operation = {"email": settings.smtp_timeout, "push": settings.push_timeout}
-    return 3 * per_operation.get(channel, max(settings.smtp_timeout, settings.push_timeout))
+    per_operation = {
+        "email": settings.smtp_timeout,
+        "push": settings.push_timeout,
+        "webhook": settings.webhook_timeout,
+    }
+    return 3 * per_operation.get(channel, max(per_operation.values()))
 
 
 def lease_seconds(settings: Settings) -> float:
     """How long a claimed row is ours: well beyond one delivery's worst case (its send timeout)."""
-    return 60 + 3 * max(settings.smtp_timeout, settings.push_timeout)
+    return 60 + 3 * max(settings.smtp_timeout, settings.push_timeout, settings.webhook_timeout)
 
 
 class OutboxWorker:
@@ -108,6 +118,7 @@ class OutboxWorker:
         self._stop = asyncio.Event()
         self._lane_wakes: set[asyncio.Event] = set()
         self._daily_done_on: date | None = None
+        self._pruned_at: float | None = None
         # The channels of the kinds it can deliver, and one for any other kind (which fails for good).
         self.channels = (*sorted({channel_of(kind) for kind in handlers}), OTHER)
 
@@ -145,7 +156,10 @@ class OutboxWorker:
             for row in rows:
                 row.locked_until = lease
                 row.attempts += 1
-            return [Claimed(row.id, row.kind, dict(row.payload), row.attempts, lease) for row in rows]
+            return [
+                Claimed(row.id, row.kind, dict(row.payload), row.attempts, lease, row.request_id)
+                for row in rows
+            ]
 
     def _of_channel(self, channel: str) -> ColumnElement[bool]:
         if channel != OTHER:
@@ -154,7 +168,16 @@ class OutboxWorker:
         return not_(or_(*known))
 
     async def deliver(self, item: Claimed) -> None:
-        """Run the row's handler, then record the outcome (a session of its own)."""
+        """Run the row's handler, then record the outcome (a session of its own). Meanwhile the request
+        that enqueued the row is the current one: log lines and the push gateway's X-Request-ID name it."""
+        bound = request_context.bind(item.request_id) if item.request_id else None
+        try:
+            await self._deliver(item)
+        finally:
+            if bound is not None:
+                request_context.unbind(bound)
+
+    async def _deliver(self, item: Claimed) -> None:
         error: str | None = None
         permanent = False
         try:
@@ -191,11 +214,14 @@ class OutboxWorker:
             values.update(next_attempt_at=retry_at, last_error=error)
         async with self.sessionmaker() as session, session.begin():
             # Only while the lease is still ours: a row re-claimed after our lease ran out is not ours.
-            await session.execute(
+            result = await session.execute(
                 update(OutboxItem)
                 .where(OutboxItem.id == item.id, OutboxItem.locked_until == item.lease)
                 .values(**values)
             )
+            if "status" in values and result.rowcount == 1:  # type: ignore[attr-defined]
+                status, error = values["status"], values["last_error"]
+                await notification_finished(session, item.id, item.kind, item.payload, status, error)
 
     async def run_until_idle(self) -> int:
         """Deliver until nothing is due, every channel on its own; answers how many rows were attempted."""
@@ -245,6 +271,16 @@ class OutboxWorker:
         await self.daily()
         self._daily_done_on = today
 
+    async def run_pruning(self) -> None:
+        """Outbox retention (app.notifications.retention), at most once per PRUNE_EVERY per process."""
+        now = time.monotonic()
+        if self._pruned_at is not None and now - self._pruned_at < PRUNE_EVERY:
+            return
+        removed = await prune_outbox(self.sessionmaker, self.settings)
+        self._pruned_at = now
+        if removed:
+            log.info("outbox: deleted %s rows past their retention", removed)
+
     async def run_forever(self) -> None:
         """Each channel delivers, then sleeps until woken by a commit, the poll interval, or stop(); the
         daily job runs beside them."""
@@ -255,6 +291,7 @@ class OutboxWorker:
             while True:
                 try:
                     await self.run_daily()
+                    await self.run_pruning()
                 except Exception:  # the database may be away for a moment; keep the loop alive
                     log.exception("outbox daily job failed; retrying after the poll interval")
                 if not await pause(self._stop, max(self.settings.worker_poll_interval, 60)):

@@ -15,7 +15,7 @@ from app.core.deps import SettingsDep
 from app.core.files import content_disposition, read_upload
 from app.core.openapi import errors
 from app.core.repository import Repository
-from app.core.storage import StorageDep, delete_after_commit, discard_on_rollback
+from app.core.storage import StorageDep, delete_after_commit, discard_on_rollback, streamed
 from app.errors import NotFound
 from app.models import Product, Receipt
 from app.products.dependencies import VisibleProduct
@@ -147,11 +147,11 @@ async def list_receipts(visible: VisibleProduct, receipts: ReceiptRepo) -> list[
 )
 async def download_receipt(receipt: VisibleReceipt, storage: StorageDep) -> Response:
     """The receipt's bytes, as an attachment named as uploaded."""
-    data = await storage.read(receipt.storage_key)
-    return Response(
-        data,
-        media_type=receipt.mime_type,
-        headers={
+    download = await storage.open(receipt.storage_key)
+    return streamed(
+        download,
+        receipt.mime_type,
+        {
             "Content-Disposition": content_disposition(receipt.file_name),
             "X-Content-Type-Options": "nosniff",
             "Cache-Control": "private, no-store",

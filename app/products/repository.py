@@ -12,27 +12,32 @@ from sqlalchemy import (
     ColumnElement,
     Row,
     Select,
+    and_,
     bindparam,
     delete,
     exists,
     func,
+    insert,
     or_,
     select,
     tuple_,
     union_all,
 )
+from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import UnaryExpression
 
 from app.claims.access import visible_claims
 from app.core.cache import EVERYTHING, invalidate
-from app.core.counts import row_count
+from app.core.counts import products_expiring, row_count
 from app.core.pagination import KeyKind
 from app.core.repository import Repository
 from app.models import ROLE_ADMIN, Claim, Message, Product, Receipt, User
-from app.products.warranty import expiry_date
+from app.products import expiry
+from app.products.warranty import own_end
 from app.realtime.forget import forget_claims
 
 PRODUCTS_ALL = "products:all"
+BULK_ROWS = 1000  # products per multi-row INSERT of an import
 MAX_ID = 2**31 - 1
 
 # Lists are plain Core statements over the tables (no ORM work per execution).
@@ -120,14 +125,18 @@ def _conditions(shape: tuple[bool, bool, bool, bool, str | None]) -> list[Column
 
 
 def _status_condition(status: str) -> ColumnElement[bool]:
-    """warranty_status() as SQL on the stored expiry day (parameters `today`, `soon`), so filtered pages
-    count right."""
-    expires = _products.warranty_expires_on
+    """The status of ProductOut.of as SQL on the stored expiry day (parameters `today`, `soon`), so filtered
+    pages count right. A voided warranty is `void` whatever its dates."""
+    expires, voided_at = _products.warranty_expires_on, _products.warranty_voided_at
+    if status == "void":
+        return voided_at.is_not(None)
     if status == "expired":
-        return expires < bindparam("today")
-    if status == "expiring_soon":
-        return expires.between(bindparam("today"), bindparam("soon"))
-    return expires > bindparam("soon")
+        in_status = expires < bindparam("today")
+    elif status == "expiring_soon":
+        in_status = expires.between(bindparam("today"), bindparam("soon"))
+    else:
+        in_status = expires > bindparam("soon")
+    return and_(voided_at.is_(None), in_status)
 
 
 def _escape_like(term: str) -> str:
@@ -137,7 +146,8 @@ def _escape_like(term: str) -> str:
 # What a list shows, as plain rows: no ORM instances to build for a page.
 LIST_COLUMNS = (
     *(_products[name] for name in ("id", "name", "brand", "category", "store", "purchase_date")),
-    *(_products[name] for name in ("warranty_period_months", "price", "serial_number", "created_at")),
+    *(_products[name] for name in ("warranty_period_months", "warranty_ends_on", "price", "serial_number")),
+    *(_products[name] for name in ("warranty_voided_at", "warranty_void_reason", "created_at")),
     _products.updated_at,
     _products.warranty_expires_on,
     HAS_ACTIVE_CLAIM,
@@ -184,6 +194,25 @@ def _page_statement(shape: tuple[Any, ...], order: tuple[str, str], paged: bool,
     )
 
 
+async def _kept_count(session: AsyncSession, where: ProductFilter, today: date, soon: date) -> int:
+    """The total of every product, or of one brand, one category or one warranty status (the ranges of
+    expiry days `_status_condition` filters on; a voided warranty counts as `void`, not on its day), from
+    the counts the database keeps."""
+    if where.brand:
+        return await row_count(session, f"products:brand:{where.brand.lower()}")
+    if where.category:
+        return await row_count(session, f"products:category:{where.category.lower()}")
+    if where.warranty_status == "void":
+        return await row_count(session, "products:void")
+    if where.warranty_status == "expired":
+        return await products_expiring(session, None, today - timedelta(days=1))
+    if where.warranty_status == "expiring_soon":
+        return await products_expiring(session, today, soon)
+    if where.warranty_status == "active":
+        return await products_expiring(session, soon + timedelta(days=1), None)
+    return await row_count(session, "products")
+
+
 @functools.cache
 def _count_statement(shape: tuple[Any, ...]) -> Select[Any]:
     return select(func.count(_products.id)).where(*_conditions(shape))
@@ -200,6 +229,13 @@ class ProductSort:
         if self.order == "asc":
             return [column.asc(), _products.id.asc()]
         return [column.desc(), _products.id.desc()]
+
+
+def _keep_expiry(product: Product) -> None:
+    """The stored expiry day of a new product: its own end (no claim has extended it yet)."""
+    product.warranty_expires_on = own_end(
+        product.purchase_date, product.warranty_period_months, product.warranty_ends_on
+    )
 
 
 class ProductRepository(Repository):
@@ -235,8 +271,10 @@ class ProductRepository(Repository):
 
     async def count(self, user: User, where: ProductFilter, *, today: date, expiring_soon_days: int) -> int:
         where = where.restricted_to(user)
-        if not any(where.shape()):  # every product: the kept count, not a count of the table
-            return await row_count(self.session, "products")
+        owner, brand, category, search, status = where.shape()
+        if not (owner or search) and brand + category + bool(status) <= 1:
+            # Every product, or one facet of them: a kept count, not a count of the table.
+            return await _kept_count(self.session, where, today, today + timedelta(days=expiring_soon_days))
         statement = _count_statement(where.shape())
         return await self.session.scalar(statement, where.parameters(today, expiring_soon_days)) or 0
 
@@ -252,17 +290,32 @@ class ProductRepository(Repository):
 
     async def add(self, owner: User, fields: dict[str, Any]) -> Product:
         product = Product(owner_id=owner.id, **fields)
-        product.warranty_expires_on = expiry_date(product.purchase_date, product.warranty_period_months)
+        _keep_expiry(product)
         self.session.add(product)
         await self.session.flush()
         invalidate(self.session, products_of(owner.id), PRODUCTS_ALL)
         return product
 
+    async def add_many(self, owner: User, rows: list[dict[str, Any]]) -> None:
+        """Create many products of one owner (each `fields` as `add` takes them) with executemany
+        INSERTs of BULK_ROWS rows: no round trip per product, and no ORM objects kept."""
+        for start in range(0, len(rows), BULK_ROWS):
+            values = []
+            for fields in rows[start : start + BULK_ROWS]:
+                product = Product(owner_id=owner.id, **fields)  # transient: computes what `add` stores
+                _keep_expiry(product)
+                values.append(
+                    {**fields, "owner_id": owner.id, "warranty_expires_on": product.warranty_expires_on}
+                )
+            await self.session.execute(insert(Product), values)
+        invalidate(self.session, products_of(owner.id), PRODUCTS_ALL)
+
     async def update(self, product: Product, changes: dict[str, Any]) -> Product:
         """Apply `changes` (attribute -> value) and keep the stored expiry day in step."""
+        await expiry.lock(self.session, product)
         for name, value in changes.items():
             setattr(product, name, value)
-        product.warranty_expires_on = expiry_date(product.purchase_date, product.warranty_period_months)
+        await expiry.keep_in_step(self.session, product)
         await self.session.flush()
         invalidate(self.session, products_of(product.owner_id), PRODUCTS_ALL)
         return product

@@ -4,6 +4,7 @@ receipts in `receipts`."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Response, status
+from starlette.convertors import StringConvertor, register_url_convertor
 
 from app.auth.dependencies import CurrentUser
 from app.core.clock import utc_today
@@ -11,7 +12,7 @@ from app.core.deps import SettingsDep
 from app.core.openapi import errors
 from app.core.storage import StorageDep, delete_after_commit
 from app.models import Product
-from app.products import lists, receipts
+from app.products import lists, receipts, service, transfer
 from app.products.dependencies import VisibleProduct
 from app.products.repository import ProductRepo
 from app.products.schemas import (
@@ -20,10 +21,23 @@ from app.products.schemas import (
     ProductDetail,
     ProductOut,
     ProductUpdate,
+    WarrantyVoid,
 )
+
+
+class ProductIdSegment(StringConvertor):
+    """A `{id}` segment of /products/{id}: any text (a non-integer is a 400, like every path id) except
+    the sibling resources `export.csv` and `import`, so that PUT /products/export.csv is a 405 naming GET
+    in `Allow`, not a 400 for a product id "export.csv"."""
+
+    regex = "(?!(?:export\\.csv|import)$)[^/]+"
+
+
+register_url_convertor("product_id", ProductIdSegment())
 
 router = APIRouter(prefix="/api", tags=["products"])
 router.include_router(lists.router)
+router.include_router(transfer.router)  # /products/export.csv before /products/{id}
 router.include_router(receipts.router)
 
 
@@ -43,14 +57,15 @@ async def create_product(
     body: ProductCreate, response: Response, user: CurrentUser, products: ProductRepo, settings: SettingsDep
 ) -> ProductOut:
     """Register a product of the signed-in user. `warrantyExpiresAt` is the purchase date plus the
-    period in calendar months (a day the month lacks becomes its last day); `warrantyStatus` is
-    `active`, `expiring_soon` (within WARRANTY_EXPIRING_SOON_DAYS days) or `expired`."""
-    product = await products.add(user, body.model_dump())
+    period in calendar months (a day the month lacks becomes its last day), or `warrantyEndsOn` when
+    that is given instead (exactly one of the two, else 400); `warrantyStatus` is `active`,
+    `expiring_soon` (within WARRANTY_EXPIRING_SOON_DAYS days), `expired` or `void`."""
+    product = await service.create(user, body, products=products)
     response.headers["Location"] = f"/api/products/{product.id}"
     return _out(product, False, settings)
 
 
-@router.get("/products/{id}", response_model=ProductDetail, responses=errors(401, 404))
+@router.get("/products/{id:product_id}", response_model=ProductDetail, responses=errors(401, 404))
 async def get_product(
     visible: VisibleProduct,
     user: CurrentUser,
@@ -72,20 +87,21 @@ async def get_product(
 async def _update(
     body: ProductUpdate, visible: VisibleProduct, products: ProductRepo, settings: SettingsDep
 ) -> ProductOut:
-    product = await products.update(visible.product, body.changes())
+    product = await service.update(visible.product, body, products=products)
     return _out(product, visible.has_active_claim, settings)
 
 
-@router.put("/products/{id}", response_model=ProductOut, responses=errors(400, 401, 404))
+@router.put("/products/{id:product_id}", response_model=ProductOut, responses=errors(400, 401, 404))
 async def put_product(
     body: ProductUpdate, visible: VisibleProduct, products: ProductRepo, settings: SettingsDep
 ) -> ProductOut:
     """Change a product: any subset of the create fields, with the same rules; the fields left out keep
-    their value (PUT and PATCH behave alike). A required field may not be set to null."""
+    their value (PUT and PATCH behave alike). A required field may not be set to null. Sending
+    `warrantyPeriodMonths` or `warrantyEndsOn` switches the warranty to it; the other becomes null."""
     return await _update(body, visible, products, settings)
 
 
-@router.patch("/products/{id}", response_model=ProductOut, responses=errors(400, 401, 404))
+@router.patch("/products/{id:product_id}", response_model=ProductOut, responses=errors(400, 401, 404))
 async def patch_product(
     body: ProductUpdate, visible: VisibleProduct, products: ProductRepo, settings: SettingsDep
 ) -> ProductOut:
@@ -93,10 +109,32 @@ async def patch_product(
     return await _update(body, visible, products, settings)
 
 
-@router.delete("/products/{id}", status_code=status.HTTP_204_NO_CONTENT, responses=errors(401, 404))
+@router.delete(
+    "/products/{id:product_id}", status_code=status.HTTP_204_NO_CONTENT, responses=errors(401, 404)
+)
 async def delete_product(visible: VisibleProduct, products: ProductRepo, storage: StorageDep) -> None:
     """Delete a product with everything attached to it: receipts (and their files), claims, their
     messages and the messages' attachment files."""
     keys = await products.file_keys(visible.product.id)
     await products.delete(visible.product)
     delete_after_commit(products.session, storage, keys)
+
+
+@router.post("/products/{id}/warranty/void", response_model=ProductOut, responses=errors(400, 401, 404))
+async def void_warranty(
+    body: WarrantyVoid, visible: VisibleProduct, products: ProductRepo, settings: SettingsDep
+) -> ProductOut:
+    """Void the product's warranty (its owner or an admin), with a reason: `warrantyStatus` is `void`
+    (and the list filter `warrantyStatus=void` finds it) and no expiry alert is sent until it is
+    unvoided. Voiding again replaces the reason and keeps `warrantyVoidedAt`."""
+    product = await service.void(visible.product, body.reason, products=products)
+    return _out(product, visible.has_active_claim, settings)
+
+
+@router.post("/products/{id}/warranty/unvoid", response_model=ProductOut, responses=errors(401, 404))
+async def unvoid_warranty(
+    visible: VisibleProduct, products: ProductRepo, settings: SettingsDep
+) -> ProductOut:
+    """Undo a void: the status follows the dates again. A warranty that is not voided stays as it is."""
+    product = await service.unvoid(visible.product, products=products)
+    return _out(product, visible.has_active_claim, settings)

@@ -20,21 +20,26 @@ from sqlalchemy import Row
 from app.core.clock import utc_today
 from app.core.schemas import RequestModel, ResponseModel, UtcDateTime
 from app.models import Product
-from app.products.warranty import WarrantyStatus, warranty_status
+from app.products.warranty import MAX_MONTHS, WarrantyStatus, warranty_status
 
 EARLIEST_PURCHASE = date(1900, 1, 1)
 MAX_PRICE = Decimal("9999999999.99")  # what Numeric(12, 2) holds
 _ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-def _purchase_date(value: object) -> date:
-    """Only `YYYY-MM-DD` text, a real day, from 1900-01-01 up to today (UTC)."""
+def _day(value: object) -> date:
+    """Only `YYYY-MM-DD` text, a real day."""
     if not isinstance(value, str) or not _ISO_DAY.match(value.strip()):
         raise ValueError("must be a date as YYYY-MM-DD")
     try:
-        day = date.fromisoformat(value.strip())
+        return date.fromisoformat(value.strip())
     except ValueError:
         raise ValueError("is not a real day") from None
+
+
+def _purchase_date(value: object) -> date:
+    """A day from 1900-01-01 up to today (UTC)."""
+    day = _day(value)
     if day > utc_today():
         raise ValueError("must not be in the future")
     if day < EARLIEST_PURCHASE:
@@ -66,12 +71,18 @@ PurchaseDate = Annotated[
     BeforeValidator(_purchase_date),
     WithJsonSchema({"type": "string", "format": "date", "examples": ["2026-01-15"]}),
 ]
+# Checked against the purchase day by app.products.service (not before it, at most 600 months after it).
+EndDay = Annotated[
+    date,
+    BeforeValidator(_day),
+    WithJsonSchema({"type": "string", "format": "date", "examples": ["2027-06-30"]}),
+]
 Price = Annotated[
     Decimal | None,
     BeforeValidator(_price),
     WithJsonSchema({"anyOf": [{"type": "number", "minimum": 0, "multipleOf": 0.01}, {"type": "null"}]}),
 ]
-Months = Annotated[StrictInt, Field(ge=0, le=600)]
+Months = Annotated[StrictInt, Field(ge=0, le=MAX_MONTHS)]
 Name = Annotated[str, Field(min_length=1, max_length=255)]
 Text100 = Annotated[str, Field(min_length=1, max_length=100)]
 
@@ -101,7 +112,8 @@ _EXAMPLE: dict[str, Any] = {
 
 
 class ProductCreate(RequestModel):
-    """A new product. Strings are trimmed; `store`, `price` and `serialNumber` are optional."""
+    """A new product. Strings are trimmed; `store`, `price` and `serialNumber` are optional. The warranty
+    runs `warrantyPeriodMonths` from the purchase day, or ends on `warrantyEndsOn`: exactly one of the two."""
 
     model_config = ConfigDict(
         json_schema_extra={"examples": [{**_EXAMPLE, "store": "Coffee & Co", "price": 499.99}]}
@@ -111,7 +123,8 @@ class ProductCreate(RequestModel):
     brand: Text100
     category: Text100
     purchase_date: PurchaseDate
-    warranty_period_months: Months
+    warranty_period_months: Months | None = None
+    warranty_ends_on: EndDay | None = None
     store: Text100 | None = None
     price: Price = None
     serial_number: Text100 | None = None
@@ -119,7 +132,9 @@ class ProductCreate(RequestModel):
 
 class ProductUpdate(ProductCreate):
     """Any subset of the create fields, with the same rules; only the fields sent change. The required
-    fields may be left out but not set to null (the defaults below are never validated; a sent null is)."""
+    fields may be left out but not set to null (the defaults below are never validated; a sent null is).
+    Sending `warrantyPeriodMonths` or `warrantyEndsOn` switches the warranty to that one (the other
+    becomes null)."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"warrantyPeriodMonths": 36, "price": 450}]})
 
@@ -127,7 +142,6 @@ class ProductUpdate(ProductCreate):
     brand: Text100 = None  # type: ignore[assignment]
     category: Text100 = None  # type: ignore[assignment]
     purchase_date: PurchaseDate = None  # type: ignore[assignment]
-    warranty_period_months: Months = None  # type: ignore[assignment]
 
     def changes(self) -> dict[str, Any]:
         """attribute -> new value, for the fields the client sent."""
@@ -143,11 +157,18 @@ class ProductOut(ResponseModel):
     category: str
     store: str | None
     purchase_date: DayAsTimestamp
-    warranty_period_months: int
+    warranty_period_months: int | None = Field(description="Null when the warranty ends on `warrantyEndsOn`.")
+    warranty_ends_on: date | None = Field(
+        description="The warranty's own end day when given directly (`YYYY-MM-DD`), else null."
+    )
     price: PriceOut
     serial_number: str | None
-    warranty_status: WarrantyStatus
-    warranty_expires_at: DayAsTimestamp
+    warranty_status: WarrantyStatus = Field(description="`void` while the warranty is voided.")
+    warranty_expires_at: DayAsTimestamp = Field(
+        description="The later of the own end and every warranty extension's end, at 00:00 UTC."
+    )
+    warranty_voided_at: UtcDateTime | None = Field(description="When the warranty was voided; null if not.")
+    warranty_void_reason: str | None = Field(description="Why it was voided; null if not.")
     has_active_claim: bool
     created_at: UtcDateTime
     updated_at: UtcDateTime
@@ -162,15 +183,17 @@ class ProductOut(ResponseModel):
             {
                 **{column: getattr(product, column) for column in _COLUMNS},
                 "warranty_expires_at": product.warranty_expires_on,
-                "warranty_status": warranty_status(product.warranty_expires_on, today, expiring_soon_days),
+                "warranty_status": "void"
+                if product.warranty_voided_at is not None
+                else warranty_status(product.warranty_expires_on, today, expiring_soon_days),
                 "has_active_claim": has_active_claim,
             }
         )
 
 
 _COLUMNS = (
-    "id", "name", "brand", "category", "store", "purchase_date", "warranty_period_months", "price",
-    "serial_number", "created_at", "updated_at",
+    "id", "name", "brand", "category", "store", "purchase_date", "warranty_period_months", "warranty_ends_on",
+    "price", "serial_number", "warranty_voided_at", "warranty_void_reason", "created_at", "updated_at",
 )  # fmt: skip
 
 
@@ -200,3 +223,7 @@ class ProductDetail(ProductOut):
 
 def receipt_url(product_id: int, receipt_id: int) -> str:
     return f"/api/products/{product_id}/receipts/{receipt_id}/file"
+
+
+class WarrantyVoid(RequestModel):
+    reason: str = Field(min_length=1, max_length=500, examples=["Opened and repaired by a third party."])

@@ -8,6 +8,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.auth.dependencies import check_credentials
 from app.claims.access import visible_claims
 from app.config import Settings
+from app.core import request_context
+from app.core.query_token import query_token
 from app.core.security import AccessClaims, decode_access_token
 from app.errors import Forbidden, Unauthorized
 from app.models import Claim, User
@@ -24,7 +26,7 @@ def find_token(request: Request) -> str:
         if scheme.lower() != "bearer" or not token.strip():
             raise Unauthorized("Use Authorization: Bearer <token>.", code="AUTH_TOKEN_INVALID")
         return token.strip()
-    query = request.query_params.get("authorization")
+    query = query_token(request.scope)  # lifted out of the query string (app.core.query_token)
     if query is not None:
         token = query.removeprefix("Bearer ").strip()
         if not token:
@@ -38,7 +40,9 @@ def find_token(request: Request) -> str:
 
 async def authenticate(session: AsyncSession, settings: Settings, token: str) -> tuple[User, AccessClaims]:
     claims = decode_access_token(settings, token)
-    return check_credentials(claims, await session.get(User, claims.user_id)), claims
+    user = check_credentials(claims, await session.get(User, claims.user_id))
+    request_context.set_user(user.id)
+    return user, claims
 
 
 async def visible_claim_ids(session: AsyncSession, user: User, claim_ids: set[int]) -> set[int]:

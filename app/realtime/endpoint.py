@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,13 +23,22 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from app.config import Settings
+from app.core import request_context
 from app.core.clock import utc_now
 from app.core.handlers import internal_error, render
 from app.core.middleware import request_id_of
 from app.errors import AppError, ServiceUnavailable, TooManyRequests
+from app.metrics.series import series
 from app.realtime.access import authenticate, find_token, require_visible
 from app.realtime.events import StoredEvent
-from app.realtime.history import EARLIEST, events_after, ids_after, newest_id, replay_start
+from app.realtime.history import (
+    EARLIEST,
+    events_after,
+    ids_after,
+    newest_id,
+    parse_last_event_id,
+    replay_start,
+)
 from app.realtime.hub import Hub, HubClosed, Subscriber, TooManyStreams, frame
 from app.realtime.stream import stream
 from app.realtime.topics import parse_topics
@@ -68,11 +78,25 @@ class HubEndpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Streams until the hub closes the subscriber: token expiry, lost access, overflow, shutdown,
         or the client going away (only receive() tells: uvicorn drops writes to a closed connection)."""
-        started = await self.start(scope, receive, send)
-        if started is None:
-            return
-        subscriber, after = started
+        began = time.perf_counter()
+        request_id = request_id_of(scope)
+        bound = request_context.bind(request_id)
+        try:
+            started = await self.start(scope, receive, send, request_id)
+            # Counted as a request when its answer starts (a stream may then last for hours).
+            status = started.status_code if isinstance(started, Response) else 200
+            series().observe_request("GET", PATH, status, time.perf_counter() - began)
+            if not isinstance(started, Response):
+                await self.serve(scope, receive, send, *started)
+        finally:
+            request_context.unbind(bound)
+
+    async def serve(
+        self, scope: Scope, receive: Receive, send: Send, subscriber: Subscriber, after: int
+    ) -> None:
         hub: Hub = scope["app"].state.hub
+        streams = series().hub_streams
+        streams.inc()
         try:
             await _request_body(receive)
             gone = asyncio.ensure_future(receive())
@@ -84,19 +108,20 @@ class HubEndpoint:
             await send(END)
         finally:
             hub.unsubscribe(subscriber)
+            streams.dec()
 
-    async def start(self, scope: Scope, receive: Receive, send: Send) -> tuple[Subscriber, int] | None:
-        """Subscribes, then sends the response start and the replay; None when it answered an error."""
-        request_id = request_id_of(scope)
+    async def start(
+        self, scope: Scope, receive: Receive, send: Send, request_id: str
+    ) -> tuple[Subscriber, int] | Response:
+        """Subscribes, then sends the response start and the replay; answers the error response instead
+        when it refused."""
         send_head = functools.partial(self.cors.send, send=send, request_headers=Headers(scope=scope))
         try:
             subscription = await self.subscribe(Request(scope))
         except AppError as error:
-            await _respond(render(error), request_id, scope, receive, send_head)
-            return None
+            return await _respond(render(error), request_id, scope, receive, send_head)
         except Exception as error:
-            await _respond(internal_error(request_id, error), request_id, scope, receive, send_head)
-            return None
+            return await _respond(internal_error(request_id, error), request_id, scope, receive, send_head)
         subscriber = subscription.subscriber
         try:
             newest = str(subscription.newest) if subscription.newest is not None else EARLIEST
@@ -118,7 +143,7 @@ class HubEndpoint:
         """Checks the request and subscribes: a short session to authorize and read the replay."""
         topics = parse_topics(request.query_params.getlist("topic"))
         token = find_token(request)
-        last_event_id = request.headers.get("last-event-id") or request.query_params.get("lastEventID")
+        last_event_id = _last_event_id(request)
         state = request.app.state
         hub: Hub = state.hub
         async with state.read_sessionmaker() as session:  # reads only: no write lock, no BEGIN/COMMIT
@@ -130,6 +155,7 @@ class HubEndpoint:
                 # No await since subscribing: events up to here were fanned out before it existed.
                 delivered_through = state.hub_tail.watermark
             except TooManyStreams:
+                series().throttled.labels("hub_streams").inc()
                 raise TooManyRequests(RETRY_AFTER, "Too many open streams; close one first.") from None
             except HubClosed:
                 raise ServiceUnavailable("The server is shutting down; reconnect shortly.") from None
@@ -159,9 +185,20 @@ class HubEndpoint:
         return Subscription(subscriber, replay, after, newest)
 
 
-async def _respond(response: Response, request_id: str, scope: Scope, receive: Receive, send: Send) -> None:
+def _last_event_id(request: Request) -> int | None:
+    """The header, else the query parameter (EventSource sends the header when it reconnects)."""
+    header = request.headers.get("last-event-id")
+    if header:
+        return parse_last_event_id(header, "Last-Event-ID")
+    return parse_last_event_id(request.query_params.get("lastEventID"), "lastEventID")
+
+
+async def _respond(
+    response: Response, request_id: str, scope: Scope, receive: Receive, send: Send
+) -> Response:
     response.headers["X-Request-ID"] = request_id
     await response(scope, receive, send)
+    return response
 
 
 async def _request_body(receive: Receive) -> None:

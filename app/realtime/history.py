@@ -8,10 +8,12 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.clock import utc_now
+from app.errors import ValidationFailed
 from app.models import Event
 from app.realtime.events import StoredEvent
 
 EARLIEST = "earliest"
+MAX_ID = 2**63 - 1  # ids are signed 64-bit integers (BIGINT)
 _BOUNDS = select(func.min(Event.id), func.max(Event.id))
 
 
@@ -20,16 +22,26 @@ async def newest_id(session: AsyncSession) -> int | None:
     return found
 
 
-async def replay_start(session: AsyncSession, last_event_id: str | None) -> int | None:
+def parse_last_event_id(raw: str | None, field: str) -> int | None:
+    """A client's Last-Event-ID: None when absent or empty (no replay), 0 for `earliest` (all history),
+    else the id. Anything but `earliest` or ASCII digits in 0..MAX_ID is a 400 naming `field` (str.isdigit
+    would take `²`, which int() then refuses)."""
+    if raw is None or raw == "":
+        return None
+    if raw == EARLIEST:
+        return 0
+    if not (raw.isascii() and raw.isdigit()) or len(raw.lstrip("0")) > len(str(MAX_ID)) or int(raw) > MAX_ID:
+        raise ValidationFailed.field(field, f"must be `{EARLIEST}` or an event id (digits, at most {MAX_ID})")
+    return int(raw)
+
+
+async def replay_start(session: AsyncSession, wanted: int | None) -> int | None:
     """The id to replay after: None for no replay; 0 for all history (`earliest`, or an id outside the
     history: pruned, or above the newest). Ids are not consecutive and events may be deleted (a deleted
     claim's go), so an id within the history is a point in it whether or not its row is still there: the
     id a REST read handed out may be a deleted event's."""
-    if last_event_id is None or last_event_id == "":
-        return None
-    if last_event_id == EARLIEST or not last_event_id.isdigit():
-        return 0
-    wanted = int(last_event_id)
+    if wanted is None or wanted == 0:
+        return wanted
     oldest, newest = (await session.execute(_BOUNDS)).one()
     return wanted if oldest is not None and oldest <= wanted <= newest else 0
 

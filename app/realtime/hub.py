@@ -12,6 +12,7 @@ import asyncio
 import logging
 from collections import defaultdict
 
+from app.metrics.series import series
 from app.realtime.events import StoredEvent
 
 logger = logging.getLogger("warranty.realtime")
@@ -19,10 +20,17 @@ logger = logging.getLogger("warranty.realtime")
 NOTHING: frozenset[int] = frozenset()
 
 
+# What must never reach a `data:` line raw: every C0 and C1 control character (CR and LF end an SSE line;
+# a client built on splitlines also breaks on VT, FF, FS, GS, RS and NEL) and the Unicode line and
+# paragraph separators. Inside a JSON string each is the same text as its \uXXXX escape, and compact JSON
+# (how events are stored, app.realtime.events) has none of them outside its strings.
+_ONE_LINE = {code: f"\\u{code:04x}" for code in [*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029]}
+
+
 def frame(event: StoredEvent) -> bytes:
-    """`id:` and `data:` lines, no `event:` line (so EventSource.onmessage gets everything)."""
-    data = "".join(f"data: {line}\n" for line in event.payload.splitlines() or [""])
-    return f"id: {event.id}\n{data}\n".encode()
+    """`id:` and exactly one `data:` line (the JSON with line breaks and controls escaped), no `event:`
+    line (so EventSource.onmessage gets everything)."""
+    return f"id: {event.id}\ndata: {event.payload.translate(_ONE_LINE)}\n\n".encode()
 
 
 class Subscriber:
@@ -170,6 +178,7 @@ class Hub:
             for subscriber in overflowed:
                 if not subscriber.closed:
                     logger.info("hub: subscriber of user %s cannot keep up; disconnected", subscriber.user_id)
+                    series().hub_overflows.inc()
                 self.close_subscriber(subscriber, "overflow")
             overflowed.clear()
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from app.errors import ValidationFailed
 
+MAX_TOPICS = 50  # per subscription: each topic is a set entry per subscriber and a term of the replay query
 _TOPIC = re.compile(r"(?:^|/)claims/(\d{1,18})/(messages|status)/?$")
 
 
@@ -33,9 +34,11 @@ def parse_topic(raw: str) -> Topic:
 
 
 def parse_topics(raw_topics: list[str]) -> list[Topic]:
-    """At least one topic; duplicates collapse."""
+    """At least one topic, at most MAX_TOPICS (counted as given, before duplicates collapse)."""
     if not raw_topics:
         raise ValidationFailed.field("topic", "at least one topic is required")
+    if len(raw_topics) > MAX_TOPICS:
+        raise ValidationFailed.field("topic", f"at most {MAX_TOPICS} topics per subscription")
     topics: dict[str, Topic] = {}
     for raw in raw_topics:
         topic = parse_topic(raw)

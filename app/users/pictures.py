@@ -14,6 +14,7 @@ from app.core.files import KINDS, FileKind, read_upload
 from app.core.storage import Storage, delete_after_commit, discard_on_rollback
 from app.errors import NotFound
 from app.models import User
+from app.users.picture_copy import clean_copy
 from app.users.repository import USERS_SCOPE
 
 FOLDER = "avatars"
@@ -44,8 +45,9 @@ async def replace_picture(
         upload,
         allowed=ALLOWED,
         max_size=settings.max_profile_picture_size,
-        max_pixels=settings.max_image_pixels,
+        max_pixels=settings.max_profile_picture_pixels,
     )
+    data = await clean_copy(data, kind.extension, settings.max_profile_picture_pixels)  # no EXIF, no GPS
     # Lock the row and read the current picture: of two uploads at once, the later one removes the
     # earlier one's file instead of both removing the same old file and leaving one behind.
     await session.refresh(user, attribute_names=["profile_picture"], with_for_update=True)

@@ -7,7 +7,7 @@ from fastapi import APIRouter, Depends, File, Path, Response, UploadFile, status
 from app.auth.dependencies import AdminUser, CurrentUser
 from app.core.deps import HasherDep, SettingsDep
 from app.core.openapi import errors
-from app.core.storage import StorageDep
+from app.core.storage import StorageDep, streamed
 from app.errors import Forbidden, NotFound
 from app.models import ROLE_ADMIN, User
 from app.users import lists, service
@@ -96,11 +96,11 @@ async def get_user(user: VisibleUser) -> User:
 
 
 @router.patch("/users/{user_id}", response_model=UserOut, responses=errors(400, 401, 403, 404, 409))
-async def patch_user(body: AdminUserPatch, user: VisibleUser, caller: CurrentUser, users: UserRepo) -> User:
-    """Change a user; only the fields sent change. Admins may also set `roles` and `email` (409
-    EMAIL_TAKEN, 409 LAST_ADMIN when it would leave no admin); a user on their own id has the rules of
-    `PATCH /api/me`; other ids are 403."""
-    return await service.update_user(user, body, caller=caller, users=users)
+async def patch_user(body: AdminUserPatch, user_id: UserId, _admin: AdminUser, users: UserRepo) -> User:
+    """Change a user (admin only); only the fields sent change, `roles` and `email` included (409
+    EMAIL_TAKEN, 409 LAST_ADMIN when it would leave no admin). Anyone else gets 403, on their own id too:
+    users change their own account with `PATCH /api/me`."""
+    return await service.update_user(await _get_or_404(users, user_id), body, users=users)
 
 
 @router.delete(
@@ -136,11 +136,11 @@ async def upload_profile_picture(
 async def get_profile_picture(filename: str, _user: CurrentUser, storage: StorageDep) -> Response:
     """A profile picture's bytes (any signed-in user). Names never change content, so it may be cached."""
     kind = picture_kind(filename)
-    data = await storage.read(picture_key(filename))
-    return Response(
-        data,
-        media_type=kind.mime_type,
-        headers={
+    download = await storage.open(picture_key(filename))
+    return streamed(
+        download,
+        kind.mime_type,
+        {
             "X-Content-Type-Options": "nosniff",
             "Content-Disposition": f'inline; filename="{filename}"',
             "Cache-Control": "private, max-age=86400",

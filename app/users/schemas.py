@@ -89,9 +89,6 @@ class AdminUserPatch(UserPatch):
     email: Email = None  # type: ignore[assignment]
 
 
-ADMIN_ONLY_FIELDS = ("roles", "email")
-
-
 class UserCreate(UserRegister):
     model_config = ConfigDict(
         json_schema_extra={

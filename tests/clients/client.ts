@@ -49,6 +49,32 @@ export async function registerProduct(token: string): Promise<number> {
   return created.data.id;
 }
 
+export async function transferredWarranty(token: string): Promise<void> {
+  const created = await api.POST("/api/products", {
+    headers: auth(token),
+    body: { name: "Drill", brand: "Makita", category: "Tools", purchaseDate: "2026-01-15", warrantyEndsOn: "2027-06-30" },
+  });
+  if (created.error) fail("create product", created.error);
+  const months: number | null = created.data.warrantyPeriodMonths;
+  const endsOn: string | null = created.data.warrantyEndsOn;
+  const voided = await api.POST("/api/products/{id}/warranty/void", {
+    headers: auth(token),
+    params: { path: { id: created.data.id } },
+    body: { reason: "Opened by a third party." },
+  });
+  if (voided.error) fail("void", voided.error);
+  const status: "active" | "expiring_soon" | "expired" | "void" = voided.data.warrantyStatus;
+  const reason: string | null = voided.data.warrantyVoidReason;
+  console.log(`${months ?? endsOn}: ${status} (${reason ?? ""})`);
+  const unvoided = await api.POST("/api/products/{id}/warranty/unvoid", {
+    headers: auth(token),
+    params: { path: { id: created.data.id } },
+  });
+  if (unvoided.error) fail("unvoid", unvoided.error);
+  const voids = await api.GET("/api/products", { headers: auth(token), params: { query: { warrantyStatus: "void" } } });
+  if (voids.error) fail("voided products", voids.error);
+}
+
 export async function openClaim(token: string, productId: number): Promise<number> {
   const claim = await api.POST("/api/claims", {
     headers: auth(token),
@@ -146,5 +172,16 @@ export async function adminLists(adminToken: string): Promise<void> {
   if (failed.error) fail("notifications", failed.error);
   const messages = await api.GET("/api/messages", { headers: auth(adminToken), params: { query: { unread: true } } });
   if (messages.error) fail("messages", messages.error);
-  console.log(`${total} open claims, ${failed.data.meta.total} failed notifications`);
+  const products = await api.GET("/api/admin/products", {
+    headers: auth(adminToken),
+    params: { query: { warrantyStatus: "expiring_soon", sort: "warrantyExpiresAt", order: "asc", page: 1, limit: 50 } },
+  });
+  if (products.error) fail("admin products", products.error);
+  const everyone = await api.GET("/api/admin/users", {
+    headers: auth(adminToken),
+    params: { query: { page: 1, limit: 50 } },
+  });
+  if (everyone.error) fail("admin users", everyone.error);
+  const expiring: number = products.data.meta.total;
+  console.log(`${total} open claims, ${failed.data.meta.total} failed notifications, ${expiring} expiring soon`);
 }

@@ -4,6 +4,7 @@ transaction; after any mix of writes, cascading deletes included, they equal a C
 from __future__ import annotations
 
 import asyncio
+from datetime import date, timedelta
 from pathlib import Path
 
 import httpx
@@ -12,11 +13,14 @@ from fastapi import FastAPI
 from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from app.core.clock import utc_today
 from app.core.migrate import upgrade
 from app.models import Claim, Message, Product
+from app.products.warranty import warranty_status
 from tests.factories.claims import claim_cast, create_claim, create_message
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_admin, create_supplier, create_user
+from tests.helpers import count_queries
 
 TOTALS = {
     "/api/admin/products": "products",
@@ -27,6 +31,13 @@ TOTALS = {
     "/api/messages": "messages",
     "/api/messages?unread=true": "messages:unread",
     "/api/messages?unread=false": "messages:read",
+    "/api/admin/products?brand=ACME": "products:brand:acme",
+    "/api/admin/products?brand=Gaggia": "products:brand:gaggia",
+    "/api/admin/products?category=tools": "products:category:tools",
+    "/api/admin/products?warrantyStatus=active": "products:active",
+    "/api/admin/products?warrantyStatus=expiring_soon": "products:expiring_soon",
+    "/api/admin/products?warrantyStatus=expired": "products:expired",
+    "/api/admin/products?warrantyStatus=void": "products:void",
 }
 
 
@@ -48,6 +59,23 @@ async def _counted(app: FastAPI) -> dict[str, int]:
         }
         for status in ("open", "in_progress", "closed"):
             found[f"claims:{status}"] = await count(claims.where(Claim.status == status))
+        products = (
+            await session.execute(
+                select(
+                    Product.brand, Product.category, Product.warranty_expires_on, Product.warranty_voided_at
+                )
+            )
+        ).all()
+    soon, today = app.state.settings.expiring_soon_days, utc_today()
+    for facet, value in (("brand", "acme"), ("brand", "gaggia"), ("category", "tools")):
+        found[f"products:{facet}:{value}"] = sum(1 for p in products if getattr(p, facet).lower() == value)
+    for status in ("active", "expiring_soon", "expired"):
+        found[f"products:{status}"] = sum(
+            1
+            for p in products
+            if p.warranty_voided_at is None and warranty_status(p.warranty_expires_on, today, soon) == status
+        )
+    found["products:void"] = sum(1 for p in products if p.warranty_voided_at is not None)
     found["messages:read"] = found["messages"] - found["messages:unread"]
     return found
 
@@ -120,6 +148,12 @@ async def test_totals_stay_exact_through_creates_changes_and_cascading_deletes(
     for number in range(4):
         await create_message(app, cast.claim, (customer, supplier)[number % 2], f"m{number}")
     elsewhere = await create_claim(app, await create_product(app, leaving), supplier=leaving_supplier)
+    # Every warranty status, and brands and categories in other cases.
+    today = utc_today()
+    await create_product(app, customer, brand="ACME", category="TOOLS", purchase_date=date(2020, 1, 1))
+    leaving_product = await create_product(
+        app, leaving, brand="acme", purchase_date=today - timedelta(days=20), warranty_period_months=1
+    )
     for number in range(3):
         await create_message(app, elsewhere, (leaving, leaving_supplier)[number % 2], f"x{number}")
     await check()
@@ -128,6 +162,27 @@ async def test_totals_stay_exact_through_creates_changes_and_cascading_deletes(
     await client.post(f"/api/claims/{cast.claim.id}/messages/read", headers=supplier_headers)
     await client.post(f"/api/claims/{cast.claim.id}/messages/read", headers=headers)
     await client.post(f"/api/claims/{elsewhere.id}/messages/read", headers=auth_headers(app, leaving))
+    await check()
+
+    # A product's brand, category and purchase date changed: it moves between the facet counts.
+    moved = (await client.get("/api/products?limit=1", headers=customer_headers)).json()["data"][0]["id"]
+    changed = await client.patch(
+        f"/api/products/{moved}",
+        json={"brand": "Gaggia", "category": "Tools", "purchaseDate": "2019-05-01"},
+        headers=customer_headers,
+    )
+    assert changed.status_code == 200, changed.text
+    await check()
+
+    # Voided warranties count as `void`, not on their expiry day, through date changes, unvoid and the
+    # cascade of their owner's deletion.
+    for voided in (moved, leaving_product.id):
+        path = f"/api/products/{voided}/warranty/void"
+        assert (await client.post(path, json={"reason": "Dropped."}, headers=headers)).status_code == 200
+    await check()
+    await client.patch(f"/api/products/{moved}", json={"warrantyEndsOn": "2030-01-01"}, headers=headers)
+    await check()
+    await client.post(f"/api/products/{moved}/warranty/unvoid", headers=headers)
     await check()
 
     # Status changes move claims between the per-status counts.
@@ -190,3 +245,19 @@ async def test_sqlite_count_triggers_outlive_a_later_table_rebuild(tmp_path: Pat
         assert list(await connection.scalars(triggers)) == before
         assert "products_count_insert" in before
     await engine.dispose()
+
+
+@pytest.mark.settings(cache_ttl=0)
+async def test_a_product_total_of_one_facet_counts_no_products(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    """A brand, category or warranty-status total sums kept counts; only combinations count rows."""
+    headers = auth_headers(app, await create_admin(app))
+    for path in [*(path for path in TOTALS if path.startswith("/api/admin/products")), "/api/admin/products"]:
+        with count_queries(app) as statements:
+            assert (await client.get(path, headers=headers)).status_code == 200
+        assert not [s for s in statements if "count(" in s.lower()], path
+    with count_queries(app) as statements:
+        combined = await client.get("/api/admin/products?brand=acme&warrantyStatus=active", headers=headers)
+    assert combined.status_code == 200
+    assert [s for s in statements if "count(" in s.lower()]

@@ -65,6 +65,12 @@ def test_fixed_vocabularies_are_enums(spec: Document) -> None:
         "createdAt",
     ]
     assert query(products, "order")["schema"]["enum"] == ["asc", "desc"]
+    sorts = query(products, "sort")["schema"]["enum"]
+    for other in ("adminListProducts", "exportProducts"):  # the same sort, wherever products are sorted
+        assert query(by_id(spec, other), "sort")["schema"]["enum"] == sorts
+    warranty = ["active", "expiring_soon", "expired", "void"]
+    assert query(products, "warrantyStatus")["schema"]["anyOf"][0]["enum"] == warranty
+    assert spec["components"]["schemas"]["ProductOut"]["properties"]["warrantyStatus"]["enum"] == warranty
     status = query(by_id(spec, "listClaims"), "status")["schema"]["anyOf"][0]
     assert status["enum"] == ["open", "in_progress", "resolved", "closed"]
     platform = spec["components"]["schemas"]["DeviceTokenIn"]["properties"]["platform"]
@@ -145,3 +151,19 @@ def test_the_inbound_webhooks_document_their_payloads_and_signatures(spec: Docum
     assert schemes["StandardWebhooks"]["name"] == "webhook-signature"
     assert schemes["PostmarkBasic"] == {**schemes["PostmarkBasic"], "type": "http", "scheme": "basic"}
     assert {p["name"] for p in standard["parameters"]} >= {"webhook-id", "webhook-timestamp"}
+
+
+def test_fields_a_patch_refuses_as_null_are_not_nullable_in_the_document(spec: Document) -> None:
+    properties = spec["components"]["schemas"]["WebhookUpdate"]["properties"]
+    assert "anyOf" not in properties["url"] and properties["url"]["type"] == "string"
+    assert "anyOf" not in properties["events"] and properties["events"]["type"] == "array"
+    assert {"type": "null"} in properties["description"]["anyOf"]  # null clears the description
+
+
+def test_request_strings_say_they_hold_no_nul(spec: Document) -> None:
+    schemas = spec["components"]["schemas"]
+    assert schemas["UserRegister"]["properties"]["password"]["pattern"] == "^[^\\u0000]*$"
+    assert "pattern" not in schemas["ProductOut"]["properties"]["name"]  # answers are not requests
+    # Stripped before its minLength is checked: whitespace alone is not a description.
+    description = schemas["ClaimCreate"]["properties"]["description"]
+    assert description["pattern"] == "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"

@@ -11,12 +11,13 @@ from app.notifications import triggers
 
 async def notify_message(app: FastAPI, message: Message, to: list[User]) -> None:
     async with app.state.sessionmaker() as session, session.begin():
-        triggers.message_posted(session, message, to)
+        sender = await session.get(User, message.sender_id) if message.sender_id else None
+        await triggers.message_posted(session, message, sender, to)
 
 
 async def notify_status(app: FastAPI, claim: Claim, to: list[User]) -> None:
     async with app.state.sessionmaker() as session, session.begin():
-        triggers.status_changed(session, claim, to)
+        await triggers.status_changed(session, claim, "open", None, to)
 
 
 async def outbox_rows(app: FastAPI, kind: str | None = None) -> list[OutboxItem]:

@@ -98,8 +98,14 @@ async def test_a_message_records_its_event_and_notifies_the_other_party(
         )
     ]
     assert await _outbox(app) == [
-        ("email.claim_message", {"messageId": message_id, "recipientId": cast.customer.id}),
-        ("push.claim_message", {"messageId": message_id, "recipientId": cast.customer.id}),
+        (
+            "email.claim_message",
+            {"messageId": message_id, "claimId": cast.claim.id, "recipientId": cast.customer.id},
+        ),
+        (
+            "push.claim_message",
+            {"messageId": message_id, "claimId": cast.claim.id, "recipientId": cast.customer.id},
+        ),
     ]
 
 
@@ -112,7 +118,10 @@ async def test_notifications_follow_the_recipients_settings(app: FastAPI, client
     )
     message_id = int(response.json()["id"])
     assert await _outbox(app) == [
-        ("push.claim_message", {"messageId": message_id, "recipientId": cast.customer.id})
+        (
+            "push.claim_message",
+            {"messageId": message_id, "claimId": cast.claim.id, "recipientId": cast.customer.id},
+        )
     ]
 
 

@@ -253,7 +253,10 @@ class Gorush:
                     except ValueError:
                         status, answer = 400, {"code": 400, "message": "Missing notifications field."}
                     else:
-                        gateway.state.requests.append({"path": self.path, "body": body})
+                        request_id = self.headers.get("X-Request-ID")
+                        gateway.state.requests.append(
+                            {"path": self.path, "body": body, "request_id": request_id}
+                        )
                         if self.path != "/api/push":
                             status, answer = 404, {"code": 404, "message": "404 page not found"}
                         else:

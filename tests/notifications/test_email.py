@@ -17,10 +17,18 @@ from tests.notifications.servers import Inbox
 PDF = b"%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"
 
 
-async def _claim_with_message(app: FastAPI, body: str = "Hello") -> tuple[User, User, Claim, Message]:
-    customer = await create_user(app, email="ann@example.com", name="Ann")
-    supplier = await create_supplier(app, email="sam@example.com", name="Sam <Support>")
-    product = await create_product(app, customer, name="Espresso machine")
+async def claim_with_message(
+    app: FastAPI,
+    body: str = "Hello",
+    *,
+    names: tuple[str, str, str] = ("Ann", "Sam <Support>", "Espresso machine"),
+    attachment_name: str = "invoice.pdf",
+) -> tuple[User, User, Claim, Message]:
+    """Ann's claim on her product with Sam as supplier, and Sam's message with a PDF; `names` are the
+    customer's, the supplier's and the product's."""
+    customer = await create_user(app, email="ann@example.com", name=names[0])
+    supplier = await create_supplier(app, email="sam@example.com", name=names[1])
+    product = await create_product(app, customer, name=names[2])
     claim = await create_claim(app, product, supplier=supplier)
     key = await app.state.storage.save("attachments", PDF, "pdf")
     message = await create_message(
@@ -28,7 +36,7 @@ async def _claim_with_message(app: FastAPI, body: str = "Hello") -> tuple[User, 
         claim,
         supplier,
         body=body,
-        attachment_name="invoice.pdf",
+        attachment_name=attachment_name,
         attachment_mime="application/pdf",
         attachment_size=len(PDF),
         attachment_key=key,
@@ -46,7 +54,7 @@ def _parts(message: EmailMessage) -> tuple[str, str]:
 async def test_new_message_email_has_headers_parts_link_and_attachment(
     app: FastAPI, worker: OutboxWorker, inbox: Inbox
 ) -> None:
-    customer, _supplier, claim, message = await _claim_with_message(app, body="Is it <b>broken</b> & cold?")
+    customer, _supplier, claim, message = await claim_with_message(app, body="Is it <b>broken</b> & cold?")
     await notify_message(app, message, [customer])
 
     await worker.run_until_idle()
@@ -72,7 +80,7 @@ async def test_new_message_email_has_headers_parts_link_and_attachment(
 
 
 async def test_emails_of_one_claim_thread_together(app: FastAPI, worker: OutboxWorker, inbox: Inbox) -> None:
-    customer, _supplier, claim, message = await _claim_with_message(app)
+    customer, _supplier, claim, message = await claim_with_message(app)
     await notify_message(app, message, [customer])
     claim.status = "in_progress"
     await notify_status(app, claim, [customer])
@@ -109,7 +117,7 @@ async def test_no_email_for_a_recipient_who_turned_email_off(
 async def test_a_message_deleted_before_sending_is_skipped(
     app: FastAPI, worker: OutboxWorker, inbox: Inbox
 ) -> None:
-    customer, _supplier, _claim, message = await _claim_with_message(app)
+    customer, _supplier, _claim, message = await claim_with_message(app)
     await notify_message(app, message, [customer])
     async with app.state.sessionmaker() as session, session.begin():
         await session.delete(await session.get(Message, message.id))

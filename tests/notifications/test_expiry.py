@@ -5,15 +5,16 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, date, datetime, timedelta
 
+import httpx
 from fastapi import FastAPI
 
 from app.core.clock import frozen_time
-from app.models import Product
+from app.models import Product, User
 from app.notifications.expiry import send_expiry_alerts
 from app.notifications.worker import OutboxWorker
 from tests.factories.notifications import outbox_rows
 from tests.factories.products import create_product
-from tests.factories.users import create_user
+from tests.factories.users import auth_headers, create_user
 from tests.notifications.servers import Inbox
 
 EXPIRES = date(2027, 3, 31)
@@ -125,3 +126,64 @@ async def test_a_stale_alert_is_not_sent(app: FastAPI, worker: OutboxWorker, inb
 
     assert inbox.messages == []
     assert {row.status for row in await outbox_rows(app)} == {"done"}
+
+
+async def _owner_headers(app: FastAPI, product: Product) -> dict[str, str]:
+    """For requests made outside frozen time: tokens are checked against the real clock too."""
+    async with app.state.sessionmaker() as session:
+        owner = await session.get(User, product.owner_id)
+    assert owner is not None
+    return auth_headers(app, owner)
+
+
+async def _void(
+    client: httpx.AsyncClient, product: Product, headers: dict[str, str], action: str = "void"
+) -> None:
+    body = {"reason": "Water damage"} if action == "void" else None
+    response = await client.post(f"/api/products/{product.id}/warranty/{action}", json=body, headers=headers)
+    assert response.status_code == 200, response.text
+
+
+async def test_a_voided_warranty_is_alerted_only_once_unvoided(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    product = await _product(app)
+    headers = await _owner_headers(app, product)
+    await _void(client, product, headers)
+    with frozen_time(_day(20)):
+        assert await _run(app) == 0
+    await _void(client, product, headers, "unvoid")
+    with frozen_time(_day(20)):
+        assert await _run(app) == 1
+    assert await _alerts(app) == [("email.expiry_alert", 30), ("push.expiry_alert", 30)]
+
+
+async def test_an_alert_queued_before_the_void_is_not_sent(
+    app: FastAPI, client: httpx.AsyncClient, worker: OutboxWorker, inbox: Inbox
+) -> None:
+    product = await _product(app)
+    headers = await _owner_headers(app, product)
+    with frozen_time(_day(7)):
+        assert await _run(app) == 1
+    await _void(client, product, headers)
+    with frozen_time(_day(7)):
+        await worker.run_until_idle()
+
+    assert inbox.messages == []
+    assert {row.status for row in await outbox_rows(app)} == {"done"}
+
+
+async def test_an_end_day_given_directly_is_alerted(
+    app: FastAPI, client: httpx.AsyncClient, worker: OutboxWorker, inbox: Inbox
+) -> None:
+    owner = await create_user(app, email="ann@example.com", name="Ann")
+    new = {"name": "Drill", "brand": "Makita", "category": "Tools", "purchaseDate": "2026-01-01"}
+    body = new | {"warrantyEndsOn": "2027-03-31"}
+    response = await client.post("/api/products", json=body, headers=auth_headers(app, owner))
+    assert response.status_code == 201, response.text
+    with frozen_time(_day(7)):
+        assert await _run(app) == 1
+        await worker.run_until_idle()
+
+    [email] = inbox.messages
+    assert email["Subject"] == "The warranty of Drill expires in 7 days"

@@ -71,6 +71,27 @@ async def test_re_registering_a_token_moves_it_to_the_caller(app: FastAPI, clien
     assert again.status_code == 201
 
 
+async def test_a_user_keeps_the_twenty_most_recently_registered_tokens(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    ann, bob = await create_user(app), await create_user(app)
+    ann_headers = auth_headers(app, ann)
+    await _register(client, auth_headers(app, bob), "bob-phone", "ios")
+    for number in range(20):
+        await _register(client, ann_headers, f"t{number}", "android")
+    await _register(client, ann_headers, "t0", "android")  # registered again: the newest now
+
+    for number in range(20, 25):
+        assert (await _register(client, ann_headers, f"t{number}", "android")).status_code == 201
+
+    kept = [item["token"] for item in (await client.get("/api/device-tokens", headers=ann_headers)).json()]
+    assert sorted(kept) == sorted(["t0", *(f"t{number}" for number in range(6, 25))])
+    assert [
+        item["token"]
+        for item in (await client.get("/api/device-tokens", headers=auth_headers(app, bob))).json()
+    ] == ["bob-phone"]
+
+
 async def test_device_token_input_is_validated(app: FastAPI, client: httpx.AsyncClient) -> None:
     headers = auth_headers(app, await create_user(app))
     assert_error(await _register(client, headers, "t", "blackberry"), 400, "VALIDATION_FAILED")

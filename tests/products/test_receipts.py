@@ -5,12 +5,11 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import func, select
 
-from app.core.storage import discard_on_rollback
 from app.models import Receipt
 from app.products.receipts import display_name
 from tests.factories.products import create_product, create_receipt
 from tests.factories.users import auth_headers, create_user
-from tests.helpers import assert_error
+from tests.helpers import assert_error, files_of_a_rollback_and_a_commit
 from tests.products.support import PDF_BYTES, image_bytes, png_bomb
 
 RECEIPT_FIELDS = {"id", "fileName", "fileType", "mimeType", "size", "createdAt", "url"}
@@ -235,18 +234,7 @@ async def test_a_receipt_is_reached_only_through_its_own_product(
 
 
 async def test_a_stored_file_goes_again_when_its_transaction_rolls_back(app: FastAPI) -> None:
-    storage = app.state.storage
-    async with app.state.sessionmaker() as session:
-        await session.begin()
-        dropped = await storage.save("receipts", PDF_BYTES, "pdf")
-        discard_on_rollback(session, storage, dropped)
-        await session.rollback()
-        await session.begin()
-        kept = await storage.save("receipts", PDF_BYTES, "pdf")
-        discard_on_rollback(session, storage, kept)
-        await session.commit()
-        await session.begin()
-        await session.rollback()  # a later rollback of the same session leaves the committed file alone
+    dropped, kept = await files_of_a_rollback_and_a_commit(app)
 
-    assert not storage.path(dropped).exists()
-    assert storage.path(kept).exists()
+    assert not app.state.storage.path(dropped).exists()
+    assert app.state.storage.path(kept).exists()

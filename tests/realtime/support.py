@@ -32,14 +32,23 @@ class LiveServer:
 
 
 @contextlib.asynccontextmanager
-async def live_server(settings: Settings) -> AsyncIterator[LiveServer]:
-    """`create_app(settings)` served by uvicorn on 127.0.0.1, in this event loop."""
+async def live_server(
+    settings: Settings, port: int = 0, *, access_log: bool = False
+) -> AsyncIterator[LiveServer]:
+    """`create_app(settings)` served by uvicorn on 127.0.0.1 (on `port`, else any free one), in this event
+    loop (logging each request on `uvicorn.access`, as uvicorn does by default, when `access_log`)."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    sock.bind(("127.0.0.1", port))
     port = sock.getsockname()[1]
     app = create_app(settings)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=30)
+    config = uvicorn.Config(
+        app,
+        log_level="info" if access_log else "warning",
+        access_log=access_log,
+        lifespan="on",
+        timeout_graceful_shutdown=30,
+    )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     async with asyncio.timeout(15):

@@ -11,6 +11,7 @@ import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,8 +19,8 @@ from app.realtime.events import messages_topic
 from tests.conftest import SettingsFactory, _empty_all_tables
 from tests.factories.realtime import new_message, publish_event
 from tests.factories.users import DEFAULT_PASSWORD
-from tests.realtime.support import live_server
-from tests.realtime.test_router import scene
+from tests.realtime.support import LiveServer, live_server
+from tests.realtime.test_router import Scene, scene
 
 pytestmark = pytest.mark.browser
 
@@ -76,9 +77,12 @@ async def page_server() -> AsyncIterator[str]:
         yield f"http://127.0.0.1:{port}"
 
 
-async def test_browser_on_another_origin_receives_events_with_the_login_cookie(
+@asynccontextmanager
+async def browser_subscribed(
     make_settings: SettingsFactory, database_url: str
-) -> None:
+) -> AsyncIterator[tuple[LiveServer, Scene, Any]]:
+    """A live server, a claim's scene, and a Chromium page on another origin whose EventSource is open on
+    the claim's messages (signed in with the login cookie); received events collect in `window.received`."""
     if not HAVE_CHROMIUM:
         pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install -y chromium")
     playwright_api = pytest.importorskip(
@@ -97,13 +101,20 @@ async def test_browser_on_another_origin_receives_events_with_the_login_cookie(
                     "([api, email, password, claimId]) => window.start(api, email, password, claimId)",
                     [live.url, s.customer.email, DEFAULT_PASSWORD, s.claim.id],
                 )
-                event_id, payload = await publish_event(
-                    live.app, messages_topic(s.claim.id), new_message(s.claim.id, 7, "From the supplier")
-                )
-                await page.wait_for_function("window.received.length > 0", timeout=10_000)
-                received = await page.evaluate("window.received")
+                yield live, s, page
                 await page.evaluate("window.source.close()")
             finally:
                 await browser.close()
+
+
+async def test_browser_on_another_origin_receives_events_with_the_login_cookie(
+    make_settings: SettingsFactory, database_url: str
+) -> None:
+    async with browser_subscribed(make_settings, database_url) as (live, s, page):
+        event_id, payload = await publish_event(
+            live.app, messages_topic(s.claim.id), new_message(s.claim.id, 7, "From the supplier")
+        )
+        await page.wait_for_function("window.received.length > 0", timeout=10_000)
+        received = await page.evaluate("window.received")
     assert received == [{"id": str(event_id), "data": payload}]
     assert json.loads(received[0]["data"])["message"]["message"] == "From the supplier"

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -22,19 +21,13 @@ from app.realtime.events import messages_topic
 from tests.conftest import TEST_SECRET
 from tests.factories.realtime import new_message, publish_event
 from tests.helpers import HUB_READER, count_queries, wait_for
+from tests.processes import free_port
 from tests.realtime.support import LiveServer, subscribe
 from tests.realtime.test_router import scene
 
 pytestmark = pytest.mark.postgres_only
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @dataclass
@@ -46,7 +39,7 @@ class Process:
 @pytest.fixture
 def second_process(database_url: str, tmp_path: Path) -> Iterator[Process]:
     """`python -m uvicorn app.main:app` in its own process, on the same database."""
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "WARRANTY_ENV": "test",

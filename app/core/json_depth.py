@@ -1,0 +1,39 @@
+"""How deeply a JSON text nests, found without parsing it (contract 12.10: deeper than 64 is refused).
+
+Python's parser recurses once per level, and 15 MB of `[` is cheap to send. The check works on the raw
+bytes in C-speed passes (no Python step per byte): strings are cut out, everything but brackets dropped,
+and the depth is the highest running sum over the runs of opening and closing brackets. Brackets that do
+not balance are no JSON either: the parser would refuse them too, so both answer MALFORMED_JSON.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import accumulate
+from operator import sub
+
+MAX_JSON_DEPTH = 64  # contract 12.10
+
+# A JSON string, unrolled ("[^"\\]*(\\.[^"\\]*)*") so that it never backtracks more than once per byte.
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS = bytes(byte for byte in range(256) if byte not in b"[]{}")
+_AS_SQUARE = bytes.maketrans(b"{}", b"[]")  # nesting does not tell `{` from `[`
+_OPENING_RUNS = re.compile(rb"\[+")
+_CLOSING_RUNS = re.compile(rb"\]+")
+
+
+def nested_deeper_than(body: bytes, limit: int) -> bool:
+    """True when the JSON text nests containers more than `limit` deep. Brackets that cannot balance may
+    answer either way: that text is no JSON, and the parser refuses it with the same code."""
+    if body.count(b"[") + body.count(b"{") <= limit:
+        return False  # too few brackets to nest that deep: most bodies end here
+    brackets = _STRING.sub(b"", body).translate(_AS_SQUARE, _NOT_BRACKETS)
+    if b"[" * (limit + 1) in brackets:
+        return True  # `[[[[...`
+    if not brackets.startswith(b"["):
+        return bool(brackets)  # a closing bracket first: not JSON
+    # The runs alternate, opening first: the depth after the k-th opening run is the sum of the first k
+    # opening runs less the first k-1 closing runs.
+    opened = accumulate(map(len, _OPENING_RUNS.findall(brackets)))
+    closed = accumulate(map(len, _CLOSING_RUNS.findall(brackets)), initial=0)
+    return max(map(sub, opened, closed)) > limit

@@ -1,0 +1,79 @@
+"""The rules of a product's warranty that span fields: it ends after a number of months or on a day given
+directly (exactly one of the two), that day within the purchase day's reach; and voiding it."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from app.core.clock import utc_now
+from app.errors import ValidationFailed
+from app.models import Product, User
+from app.products.repository import ProductRepository
+from app.products.schemas import ProductCreate, ProductUpdate
+from app.products.warranty import MAX_MONTHS, expiry_date
+
+MONTHS, ENDS_ON = "warranty_period_months", "warranty_ends_on"
+
+
+def create_fields(body: ProductCreate) -> dict[str, Any]:
+    """The attributes of a new product (from the API or a CSV row), once the rules that span fields
+    hold (400 VALIDATION_FAILED otherwise)."""
+    fields = body.model_dump(exclude={MONTHS, ENDS_ON}) | _warranty_end(body, creating=True)
+    _check_end_day(fields["purchase_date"], fields[ENDS_ON])
+    return fields
+
+
+async def create(owner: User, body: ProductCreate, *, products: ProductRepository) -> Product:
+    return await products.add(owner, create_fields(body))
+
+
+async def update(product: Product, body: ProductUpdate, *, products: ProductRepository) -> Product:
+    """Only the fields sent change; sending the months or the end day switches the warranty to it."""
+    changes = {name: value for name, value in body.changes().items() if name not in (MONTHS, ENDS_ON)}
+    changes |= _warranty_end(body, creating=False)
+    ends_on = changes.get(ENDS_ON, product.warranty_ends_on)
+    _check_end_day(changes.get("purchase_date", product.purchase_date), ends_on)
+    return await products.update(product, changes)
+
+
+async def void(product: Product, reason: str, *, products: ProductRepository) -> Product:
+    """Void the warranty (again: the new reason replaces the old one, the time it was voided stays)."""
+    voided_at = product.warranty_voided_at or utc_now()
+    changes = {"warranty_voided_at": voided_at, "warranty_void_reason": reason}
+    return await products.update(product, changes)
+
+
+async def unvoid(product: Product, *, products: ProductRepository) -> Product:
+    """Undo a void; a warranty that is not voided stays as it is."""
+    return await products.update(product, {"warranty_voided_at": None, "warranty_void_reason": None})
+
+
+def _warranty_end(body: ProductCreate, *, creating: bool) -> dict[str, Any]:
+    """The months and end-day attributes to store: the one given, and null for the other."""
+    months, ends_on = body.warranty_period_months, body.warranty_ends_on
+    if months is not None and ends_on is not None:
+        both = "give warrantyPeriodMonths or warrantyEndsOn, not both"
+        fields = {"warrantyPeriodMonths": both, "warrantyEndsOn": both}
+        raise ValidationFailed(f"Invalid input: {both}.", details={"fields": fields})
+    if months is not None:
+        return {MONTHS: months, ENDS_ON: None}
+    if ends_on is not None:
+        return {MONTHS: None, ENDS_ON: ends_on}
+    sent = body.model_fields_set & {MONTHS, ENDS_ON}
+    if creating:
+        raise ValidationFailed.field("warrantyPeriodMonths", "Field required (or give warrantyEndsOn)")
+    if sent:  # a null for the warranty's only end
+        field = "warrantyEndsOn" if sent == {ENDS_ON} else "warrantyPeriodMonths"
+        raise ValidationFailed.field(field, "may not be null: give warrantyPeriodMonths or warrantyEndsOn")
+    return {}
+
+
+def _check_end_day(purchase_date: date, ends_on: date | None) -> None:
+    if ends_on is None:
+        return
+    if ends_on < purchase_date:
+        raise ValidationFailed.field("warrantyEndsOn", "must not be before purchaseDate")
+    if ends_on > expiry_date(purchase_date, MAX_MONTHS):
+        problem = f"must be at most {MAX_MONTHS} months after purchaseDate"
+        raise ValidationFailed.field("warrantyEndsOn", problem)

@@ -1,0 +1,71 @@
+"""The `data` of each outbound webhook event: the resource as the REST API shows it (camelCase, integer
+ids, timestamps with offset), and what changed.
+
+- `claim.created`: `{"claim"}`
+- `claim.status_changed`: `{"claim", "previousStatus", "actorId"}`
+- `claim.supplier_assigned`: `{"claim", "previousSupplierId", "actorId"}` (unassigned: `supplierId` null)
+- `message.created`: `{"message", "claimId"}` (message ids as numeric strings, as the messages API has them)
+- `product.warranty_expiring`: `{"product", "thresholdDays", "daysLeft"}`
+- `webhook.test`: `{"webhookId", "message"}`
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from typing import Any
+
+from app.core.clock import iso_utc
+from app.models import Claim, Message, User
+from app.notifications.compose import DELETED_USER
+
+
+def claim(row: Claim) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "productId": row.product_id,
+        "customerId": row.customer_id,
+        "supplierId": row.supplier_id,
+        "status": row.status,
+        "description": row.description,
+        "createdAt": iso_utc(row.created_at),
+        "updatedAt": iso_utc(row.updated_at),
+    }
+
+
+def message(row: Message, sender: User | None) -> dict[str, Any]:
+    attachment = None
+    if row.attachment_name is not None:
+        attachment = {
+            "filename": row.attachment_name,
+            "mimeType": row.attachment_mime,
+            "size": row.attachment_size,
+            "url": f"/api/claims/{row.claim_id}/messages/{row.id}/attachment",
+        }
+    return {
+        "id": str(row.id),
+        "senderId": str(sender.id) if sender else None,
+        "senderName": sender.name if sender else DELETED_USER,
+        "message": row.body,
+        "createdAt": iso_utc(row.created_at),
+        "attachment": attachment,
+    }
+
+
+def expiring_product(row: Any, threshold_days: int, days_left: int) -> dict[str, Any]:
+    """`row`: the expiry job's row (id, name, brand, category, owner_id, warranty_expires_on)."""
+    return {
+        "product": {
+            "id": row.id,
+            "name": row.name,
+            "brand": row.brand,
+            "category": row.category,
+            "ownerId": row.owner_id,
+            "warrantyExpiresAt": iso_utc(_midnight(row.warranty_expires_on)),
+        },
+        "thresholdDays": threshold_days,
+        "daysLeft": days_left,
+    }
+
+
+def _midnight(day: date) -> datetime:  # a day as the products API shows it: 00:00:00 UTC
+    return datetime(day.year, day.month, day.day, tzinfo=UTC)

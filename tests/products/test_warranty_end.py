@@ -1,0 +1,172 @@
+"""A warranty given by its end day instead of a number of months (contract 15.6): create, validation,
+switching by update, and the lists' status filter and sort on it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from app.core.clock import frozen_time
+from app.models import User
+from tests.factories.users import auth_headers, create_admin, create_user
+from tests.helpers import assert_error
+
+NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
+BASE = {"name": "Drill", "brand": "Makita", "category": "Tools", "purchaseDate": "2025-02-10"}
+
+
+async def _create(client: httpx.AsyncClient, headers: dict[str, str], **fields: Any) -> httpx.Response:
+    with frozen_time(NOW):
+        return await client.post("/api/products", json=BASE | fields, headers=headers)
+
+
+async def _owner(app: FastAPI) -> tuple[User, dict[str, str]]:
+    user = await create_user(app)
+    return user, auth_headers(app, user)
+
+
+async def test_create_with_an_end_day(app: FastAPI, client: httpx.AsyncClient) -> None:
+    _, headers = await _owner(app)
+
+    response = await _create(client, headers, warrantyEndsOn="2026-07-01")
+
+    assert response.status_code == 201, response.text
+    body = response.json()
+    assert body["warrantyPeriodMonths"] is None
+    assert body["warrantyEndsOn"] == "2026-07-01"
+    assert body["warrantyExpiresAt"] == "2026-07-01T00:00:00+00:00"
+    assert body["warrantyStatus"] == "expiring_soon"  # 16 days from NOW
+    with frozen_time(NOW):
+        detail = (await client.get(f"/api/products/{body['id']}", headers=headers)).json()
+    assert {key: detail[key] for key in body} == body
+
+
+@pytest.mark.parametrize(
+    ("fields", "problems"),
+    [
+        (
+            {"warrantyPeriodMonths": 12, "warrantyEndsOn": "2027-01-01"},
+            {"warrantyPeriodMonths", "warrantyEndsOn"},
+        ),
+        ({}, {"warrantyPeriodMonths"}),
+        ({"warrantyEndsOn": None}, {"warrantyPeriodMonths"}),
+        ({"warrantyEndsOn": "2027-02-30"}, {"warrantyEndsOn"}),
+        ({"warrantyEndsOn": "2027/01/01"}, {"warrantyEndsOn"}),
+        ({"warrantyEndsOn": "2027-01-01T00:00:00"}, {"warrantyEndsOn"}),
+        ({"warrantyEndsOn": 20270101}, {"warrantyEndsOn"}),
+        ({"warrantyEndsOn": "2025-02-09"}, {"warrantyEndsOn"}),  # the day before the purchase
+        ({"warrantyEndsOn": "2075-02-11"}, {"warrantyEndsOn"}),  # 600 months and a day after it
+    ],
+)
+async def test_create_refuses_both_neither_or_a_bad_end_day(
+    app: FastAPI, client: httpx.AsyncClient, fields: dict[str, Any], problems: set[str]
+) -> None:
+    _, headers = await _owner(app)
+
+    response = await _create(client, headers, **fields)
+
+    assert set(assert_error(response, 400, "VALIDATION_FAILED")["details"]["fields"]) == problems
+    with frozen_time(NOW):
+        assert (await client.get("/api/products", headers=headers)).json() == []
+
+
+@pytest.mark.parametrize("ends_on", ["2025-02-10", "2075-02-10"])
+async def test_the_end_day_bounds_are_the_purchase_day_and_600_months(
+    app: FastAPI, client: httpx.AsyncClient, ends_on: str
+) -> None:
+    _, headers = await _owner(app)
+
+    response = await _create(client, headers, warrantyEndsOn=ends_on)
+
+    assert response.status_code == 201, response.text
+    assert response.json()["warrantyExpiresAt"] == f"{ends_on}T00:00:00+00:00"
+
+
+async def test_an_update_switches_between_months_and_end_day(app: FastAPI, client: httpx.AsyncClient) -> None:
+    _, headers = await _owner(app)
+    product = (await _create(client, headers, warrantyPeriodMonths=24)).json()
+    path = f"/api/products/{product['id']}"
+
+    with frozen_time(NOW):
+        to_day = await client.patch(path, json={"warrantyEndsOn": "2030-12-31"}, headers=headers)
+        # The purchase day moves; an end given directly does not move with it.
+        moved = await client.put(path, json={"purchaseDate": "2025-01-01"}, headers=headers)
+        to_months = await client.patch(path, json={"warrantyPeriodMonths": 6}, headers=headers)
+
+    assert to_day.status_code == 200, to_day.text
+    assert (to_day.json()["warrantyPeriodMonths"], to_day.json()["warrantyEndsOn"]) == (None, "2030-12-31")
+    assert to_day.json()["warrantyExpiresAt"] == "2030-12-31T00:00:00+00:00"
+    assert to_day.json()["warrantyStatus"] == "active"
+    assert moved.json()["warrantyExpiresAt"] == "2030-12-31T00:00:00+00:00"
+    assert moved.json()["warrantyEndsOn"] == "2030-12-31"
+    assert (to_months.json()["warrantyPeriodMonths"], to_months.json()["warrantyEndsOn"]) == (6, None)
+    assert to_months.json()["warrantyExpiresAt"] == "2025-07-01T00:00:00+00:00"
+    assert to_months.json()["warrantyStatus"] == "expired"
+
+
+@pytest.mark.parametrize(
+    ("fields", "problem"),
+    [
+        ({"warrantyPeriodMonths": 12, "warrantyEndsOn": "2027-01-01"}, "warrantyEndsOn"),
+        ({"warrantyEndsOn": None}, "warrantyEndsOn"),
+        ({"warrantyPeriodMonths": None}, "warrantyPeriodMonths"),
+        ({"warrantyPeriodMonths": None, "warrantyEndsOn": None}, "warrantyPeriodMonths"),
+        ({"purchaseDate": "2026-06-01"}, "warrantyEndsOn"),  # now after the end day
+        ({"warrantyEndsOn": "2024-12-31"}, "warrantyEndsOn"),
+    ],
+)
+async def test_an_update_refuses_what_create_refuses_and_changes_nothing(
+    app: FastAPI, client: httpx.AsyncClient, fields: dict[str, Any], problem: str
+) -> None:
+    _, headers = await _owner(app)
+    product = (await _create(client, headers, warrantyEndsOn="2026-05-01")).json()
+    path = f"/api/products/{product['id']}"
+
+    with frozen_time(NOW):
+        response = await client.patch(path, json=fields, headers=headers)
+        after = (await client.get(path, headers=headers)).json()
+
+    assert problem in assert_error(response, 400, "VALIDATION_FAILED")["details"]["fields"]
+    assert {key: after[key] for key in product} == product
+
+
+async def test_null_for_the_other_one_is_not_both(app: FastAPI, client: httpx.AsyncClient) -> None:
+    _, headers = await _owner(app)
+
+    response = await _create(client, headers, warrantyEndsOn="2027-01-01", warrantyPeriodMonths=None)
+
+    assert response.status_code == 201, response.text
+    assert response.json()["warrantyPeriodMonths"] is None
+
+
+async def test_lists_filter_and_sort_on_the_end_day(app: FastAPI, client: httpx.AsyncClient) -> None:
+    _, headers = await _owner(app)
+    admin = auth_headers(app, await create_admin(app))
+    late = (await _create(client, headers, warrantyEndsOn="2029-01-01", name="late")).json()
+    soon = (await _create(client, headers, warrantyEndsOn="2026-06-20", name="soon")).json()
+    by_months = (await _create(client, headers, warrantyPeriodMonths=36, name="months")).json()  # 2028-02-10
+    gone = (await _create(client, headers, warrantyEndsOn="2026-06-14", name="gone")).json()
+
+    with frozen_time(NOW):
+        listed = {
+            status: [
+                p["id"]
+                for p in (await client.get(f"/api/products?warrantyStatus={status}", headers=headers)).json()
+            ]
+            for status in ("active", "expiring_soon", "expired")
+        }
+        ordered = await client.get("/api/products?sort=warrantyExpiresAt&order=asc&limit=10", headers=headers)
+        everyone = await client.get("/api/admin/products?warrantyStatus=expired", headers=admin)
+
+    assert listed == {
+        "active": [by_months["id"], late["id"]],  # newest first
+        "expiring_soon": [soon["id"]],
+        "expired": [gone["id"]],
+    }
+    assert [p["name"] for p in ordered.json()["data"]] == ["gone", "soon", "months", "late"]
+    assert ordered.json()["meta"]["total"] == 4
+    assert [p["id"] for p in everyone.json()["data"]] == [gone["id"]]

@@ -1,0 +1,90 @@
+"""Profile pictures are re-encoded before they are stored (12.8): what is served carries no EXIF, GPS,
+XMP, ICC or text chunk, in the uploaded format, upright."""
+
+from __future__ import annotations
+
+import io
+
+import httpx
+from fastapi import FastAPI
+from PIL import Image, PngImagePlugin
+
+from tests.factories.users import auth_headers, create_user
+from tests.users.test_pictures import upload
+
+GPS_IFD = 0x8825
+ORIENTATION = 0x0112
+
+
+def _jpeg_with_gps() -> bytes:
+    exif = Image.Exif()
+    exif[0x010F] = "PhoneMaker"  # Make
+    exif[ORIENTATION] = 6  # the camera was turned: show it rotated 90 degrees clockwise
+    exif[GPS_IFD] = {1: "N", 2: (48.0, 51.0, 29.0), 3: "E", 4: (2.0, 17.0, 40.0)}
+    buffer = io.BytesIO()
+    Image.new("RGB", (40, 20), "blue").save(
+        buffer, "JPEG", exif=exif, icc_profile=b"\0" * 128, comment=b"taken at home"
+    )
+    return buffer.getvalue()
+
+
+def _png_with_text() -> bytes:
+    info = PngImagePlugin.PngInfo()
+    info.add_text("Comment", "Home: 12 Rue de Rivoli")
+    info.add_itxt("Location", "48.8577 N, 2.2945 E", zip=True)
+    info.add_text("Author", "Ann", zip=True)
+    buffer = io.BytesIO()
+    Image.new("RGBA", (30, 10), (255, 0, 0, 128)).save(buffer, "PNG", pnginfo=info)
+    return buffer.getvalue()
+
+
+async def _served(
+    app: FastAPI, client: httpx.AsyncClient, data: bytes, name: str, mime: str
+) -> httpx.Response:
+    user = await create_user(app)
+    response = await upload(client, auth_headers(app, user), data, name, mime)
+    assert response.status_code == 200, response.text
+    served = await client.get(response.json()["profilePicture"], headers=auth_headers(app, user))
+    assert served.status_code == 200
+    return served
+
+
+async def test_a_jpeg_is_served_without_exif_gps_or_comments(app: FastAPI, client: httpx.AsyncClient) -> None:
+    original = _jpeg_with_gps()
+    assert b"Exif\0\0" in original and b"PhoneMaker" in original
+
+    served = await _served(app, client, original, "me.jpg", "image/jpeg")
+
+    assert served.headers["content-type"] == "image/jpeg"
+    for trace in (b"Exif\0\0", b"PhoneMaker", b"taken at home", b"ICC_PROFILE", b"http://ns.adobe.com/xap"):
+        assert trace not in served.content
+    with Image.open(io.BytesIO(served.content)) as image:
+        assert image.format == "JPEG"
+        assert not image.getexif() and "exif" not in image.info and "icc_profile" not in image.info
+        assert image.size == (20, 40)  # turned upright by the orientation it no longer carries
+
+
+async def test_a_png_is_served_without_text_chunks(app: FastAPI, client: httpx.AsyncClient) -> None:
+    original = _png_with_text()
+    served = await _served(app, client, original, "me.png", "image/png")
+
+    assert served.headers["content-type"] == "image/png"
+    for chunk in (b"tEXt", b"zTXt", b"iTXt", b"eXIf", b"Rivoli"):
+        assert chunk not in served.content
+    with Image.open(io.BytesIO(served.content)) as image, Image.open(io.BytesIO(original)) as before:
+        assert image.format == "PNG" and image.size == (30, 10)
+        assert image.info == {}
+        assert image.convert("RGBA").tobytes() == before.convert("RGBA").tobytes()  # lossless, alpha kept
+
+
+async def test_an_animated_gif_stays_animated(app: FastAPI, client: httpx.AsyncClient) -> None:
+    frames = [Image.new("RGB", (16, 16), color) for color in ("red", "green", "blue")]
+    buffer = io.BytesIO()
+    frames[0].save(
+        buffer, "GIF", save_all=True, append_images=frames[1:], duration=120, loop=0, comment=b"secret"
+    )
+    served = await _served(app, client, buffer.getvalue(), "me.gif", "image/gif")
+    assert b"secret" not in served.content
+    with Image.open(io.BytesIO(served.content)) as image:
+        assert image.format == "GIF" and getattr(image, "n_frames", 1) == 3
+        assert image.info.get("duration") == 120
