@@ -7,6 +7,7 @@ FastAPI's document is refined in one place, after it is built, so routers stay a
 - a 400 on every operation with an integer path id (a non-integer id is a 400 VALIDATION_FAILED);
 - the media types of file downloads, the empty 202 of `POST /api/password/forgot`;
 - `format: email` on the email fields of request bodies;
+- no U+0000 in any free-text string, in bodies and in path and query parameters (both are refused);
 - the credentials: the hub's three (header, `authorization` query parameter, cookie) and the inbound
   webhooks' signatures and payload formats (app.core.openapi_inbound);
 - an example on every request body and success response that has none (app.core.openapi_examples).
@@ -81,6 +82,18 @@ def _query_parameters(operation_id_: str, operation: dict[str, Any]) -> None:
         if replacement is not None:
             parameter["schema"] = dict(replacement)
             parameter.setdefault("description", replacement.get("description", ""))
+
+
+def _no_nul_parameters(operation: dict[str, Any]) -> None:
+    """Every path and query is refused with 400 when it holds U+0000 (the middleware, before routing):
+    stated on each free-text parameter, as on request bodies."""
+    for parameter in operation.get("parameters", []):
+        if parameter.get("in") not in {"query", "path"}:
+            continue
+        schema = parameter.get("schema", {})
+        for variant in [schema, *schema.get("anyOf", [])]:
+            if variant.get("type") == "string" and not {"enum", "pattern", "const", "format"} & set(variant):
+                variant["pattern"] = NO_NUL
 
 
 def _integer_path(operation: dict[str, Any]) -> bool:
@@ -174,6 +187,7 @@ def refine(schema: dict[str, Any]) -> dict[str, Any]:
     for _path, _method, operation in _operations(schema):
         op_id = operation.get("operationId", "")
         _query_parameters(op_id, operation)
+        _no_nul_parameters(operation)
         _bad_request(operation)
         _downloads(op_id, operation)
     _emails(schema)

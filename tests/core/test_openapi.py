@@ -167,3 +167,13 @@ def test_request_strings_say_they_hold_no_nul(spec: Document) -> None:
     # Stripped before its minLength is checked: whitespace alone is not a description.
     description = schemas["ClaimCreate"]["properties"]["description"]
     assert description["pattern"] == "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
+
+
+def test_path_and_query_strings_say_they_hold_no_nul(spec: Document) -> None:
+    """The middleware refuses U+0000 anywhere in the path or query with 400: a generated client (or a
+    fuzzer) must be told, or a schema-valid `?category=%00` is a surprise."""
+    export = spec["paths"]["/api/products/export.csv"]["get"]
+    category = next(p for p in export["parameters"] if p["name"] == "category")
+    assert {"type": "string", "pattern": "^[^\\u0000]*$"}.items() <= category["schema"]["anyOf"][0].items()
+    order = next(p for p in export["parameters"] if p["name"] == "order")
+    assert "pattern" not in order["schema"]  # an enum says more already
