@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from functools import cache
 from typing import Annotated
 
 from pydantic import (
@@ -12,6 +13,7 @@ from pydantic import (
     ConfigDict,
     PlainSerializer,
     StringConstraints,
+    ValidationInfo,
     field_validator,
 )
 from pydantic.alias_generators import to_camel
@@ -24,6 +26,17 @@ UtcDateTime = Annotated[datetime, PlainSerializer(iso_utc, return_type=str)]
 class RequestModel(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, extra="forbid", str_strip_whitespace=True)
 
+    @field_validator("*", mode="before")
+    @classmethod
+    def _not_longer_than_sent(cls, value: object, info: ValidationInfo) -> object:
+        # Whitespace is stripped before the length checks run; the document's maxLength is about the text
+        # as sent, so a padded text over the limit is refused rather than silently fitting once stripped.
+        if isinstance(value, str) and info.field_name is not None:
+            limit = _max_length(cls, info.field_name)
+            if limit is not None and len(value) > limit:
+                raise ValueError(f"at most {limit} characters")
+        return value
+
     @field_validator("*", mode="after")
     @classmethod
     def _no_nul(cls, value: object) -> object:
@@ -32,6 +45,12 @@ class RequestModel(BaseModel):
         if any(isinstance(item, str) and "\x00" in item for item in strings):
             raise ValueError("must not contain NUL characters")
         return value
+
+
+@cache
+def _max_length(model: type[BaseModel], field: str) -> int | None:
+    limits = [item.max_length for item in model.model_fields[field].metadata if hasattr(item, "max_length")]
+    return min((limit for limit in limits if limit is not None), default=None)
 
 
 class ResponseModel(BaseModel):

@@ -73,6 +73,20 @@ async def test_patch_me_changes_only_the_fields_sent(app: FastAPI, client: httpx
     assert (await client.get("/api/me", headers=headers)).json() == body
 
 
+async def test_a_text_longer_than_its_limit_as_sent_is_refused_even_if_it_fits_once_stripped(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    """The document's maxLength counts what the client sends: 255 characters are a name, 256 are not,
+    leading spaces included (they are stripped only from a text that is valid as sent)."""
+    headers = auth_headers(app, await create_user(app, name="Ann"))
+
+    padded = await client.patch("/api/me", headers=headers, json={"name": "  " + "x" * 254})
+    fits = await client.patch("/api/me", headers=headers, json={"name": " " + "x" * 254})
+
+    assert "name" in assert_error(padded, 400, "VALIDATION_FAILED")["details"]["fields"]
+    assert fits.status_code == 200 and fits.json()["name"] == "x" * 254
+
+
 async def test_patch_me_clears_address_fields_with_null_or_blank(
     app: FastAPI, client: httpx.AsyncClient
 ) -> None:
