@@ -155,10 +155,10 @@ def role_max_limit(user: User) -> int:
 def _parse_positive(raw: str | None, default: int, code: str, name: str) -> int:
     if raw is None:
         return default
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        raise ValidationFailed(f"{name} must be a whole number of at least 1.", code=code) from None
+    # ASCII digits only: int() would also take "4\x1f", "٤" or "1_000", which are not integers on the wire.
+    if not (raw.isascii() and raw.isdigit()):
+        raise ValidationFailed(f"{name} must be a whole number of at least 1.", code=code)
+    value = int(raw)
     if value < 1:
         raise ValidationFailed(f"{name} must be at least 1.", code=code)
     return value

@@ -147,6 +147,8 @@ async def test_users_list_pages(app: FastAPI, client: httpx.AsyncClient) -> None
         ("page=x", "VALIDATION_INVALID_PAGE"),
         ("limit=0", "VALIDATION_INVALID_LIMIT"),
         ("limit=1.5", "VALIDATION_INVALID_LIMIT"),
+        ("limit=4%1F", "VALIDATION_INVALID_LIMIT"),  # int() would take it: U+001F is whitespace to Python
+        ("page=%D9%A4", "VALIDATION_INVALID_PAGE"),  # an Arabic-Indic four
         ("limit=101", "VALIDATION_LIMIT_EXCEEDED"),
     ],
 )
