@@ -11,6 +11,7 @@ from sqlalchemy import select
 from app.auth.dependencies import AdminUser, CurrentUser
 from app.claims import service
 from app.claims.access import MAX_ID, VisibleClaimById, participating_claims
+from app.claims.outcome import Resolution
 from app.claims.repository import LIST_KEY, ClaimFilter, ClaimRepo
 from app.claims.schemas import (
     ClaimCreate,
@@ -29,6 +30,8 @@ from app.core.deps import SettingsDep
 from app.core.openapi import errors
 from app.core.pagination import JsonList, Page, PageParams, Pagination, list_json
 from app.models import Claim
+from app.products import extensions
+from app.products.schemas import WarrantyExtensionOut
 from app.realtime.handoff import read_handoff
 from app.realtime.resume import ONE_SNAPSHOT
 
@@ -128,6 +131,7 @@ async def admin_list_claims(
 async def _detail(claim: Claim, claims: ClaimRepo) -> ClaimDetail:
     product = await claims.product_of(claim)
     messages, has_more = await claims.newest_messages(claim.id)
+    extension = await extensions.of_claim(claims.session, claim.id)
     return ClaimDetail(
         id=claim.id,
         status=claim.status,
@@ -138,6 +142,9 @@ async def _detail(claim: Claim, claims: ClaimRepo) -> ClaimDetail:
         supplier_id=claim.supplier_id,
         messages=[ClaimMessage.model_validate(row) for row in messages],
         has_more_messages=has_more,
+        outcome=claim.outcome,
+        outcome_note=claim.outcome_note,
+        warranty_extension=None if extension is None else WarrantyExtensionOut.model_validate(extension),
         created_at=claim.created_at,
         updated_at=claim.updated_at,
     )
@@ -165,8 +172,15 @@ async def change_status(
     resolved -> in_progress (customer, supplier, admin: reopen); resolved -> closed (customer, admin).
     404 for who cannot see the claim, 403 for a participant the move is not for, 409
     INVALID_STATUS_TRANSITION for any other move. Publishes `status_update` and notifies the other
-    participants."""
-    await service.change_status(claim, body.status, user, claims=claims)
+    participants.
+
+    Resolving may record `outcome` (repaired, replaced, refunded, rejected), an `outcomeNote`, and for
+    repaired or replaced `newWarrantyMonths`: a warranty extension from today (UTC) that moves the
+    product's `warrantyExpiresAt` to the later of its ends. These fields go only with `resolved`, a note
+    only with an outcome, and the months only with repaired or replaced (else 400 VALIDATION_FAILED,
+    checked before who may move the claim). A reopen removes the outcome and the extension."""
+    resolution = Resolution(body.outcome, body.outcome_note, body.new_warranty_months)
+    await service.change_status(claim, body.status, user, claims=claims, resolution=resolution)
     return await _detail(claim, claims)
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from app.core.schemas import RequestModel, ResponseModel, UtcDateTime
+from app.products.schemas import Months, WarrantyExtensionOut
 
 ClaimStatus = Literal["open", "in_progress", "resolved", "closed"]
+ClaimOutcome = Literal["repaired", "replaced", "refunded", "rejected"]
 
 
 class ClaimCreate(RequestModel):
@@ -17,7 +19,33 @@ class ClaimCreate(RequestModel):
 
 
 class StatusChange(RequestModel):
+    """The new status; resolving may record the outcome (contract 15.5). The outcome fields go only with
+    `resolved`, a note only with an outcome, `newWarrantyMonths` only with `repaired` or `replaced`
+    (else 400 VALIDATION_FAILED); null is the same as leaving a field out."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "status": "resolved",
+                    "outcome": "repaired",
+                    "outcomeNote": "Replaced the pump; tested for an hour.",
+                    "newWarrantyMonths": 12,
+                },
+                {"status": "in_progress"},
+            ]
+        }
+    )
+
     status: ClaimStatus
+    outcome: ClaimOutcome | None = Field(default=None, description="How the claim was resolved.")
+    outcome_note: str | None = Field(
+        default=None, min_length=1, max_length=5000, description="What was done, for the customer."
+    )
+    new_warranty_months: Months | None = Field(
+        default=None,
+        description="A repaired or replaced item's new warranty, in months from the resolution day (UTC).",
+    )
 
 
 class SupplierAssign(RequestModel):
@@ -65,5 +93,12 @@ class ClaimDetail(ResponseModel):
         description="The newest 200 messages at most, oldest first among them; the messages API pages all."
     )
     has_more_messages: bool = Field(description="Whether the claim has older messages than `messages` shows.")
+    outcome: ClaimOutcome | None = Field(
+        description="How it was resolved; null until then and after a reopen."
+    )
+    outcome_note: str | None
+    warranty_extension: WarrantyExtensionOut | None = Field(
+        description="The warranty its resolution gave the product (repaired or replaced), else null."
+    )
     created_at: UtcDateTime
     updated_at: UtcDateTime

@@ -4,7 +4,7 @@ request's transaction."""
 
 from __future__ import annotations
 
-from app.claims import transitions
+from app.claims import outcome, transitions
 from app.claims.access import ADMIN, claim_roles
 from app.claims.repository import ClaimRepository, already_active
 from app.claims.scopes import MESSAGES_ALL, PRODUCTS_ALL, claim_scopes, messages_of, products_of
@@ -35,10 +35,21 @@ async def open_claim(customer: User, product_id: int, description: str, *, claim
     return claim
 
 
-async def change_status(claim: Claim, target: str, actor: User, *, claims: ClaimRepository) -> Claim:
-    """Move the claim to `target` if the lifecycle allows it and the actor may (403/409 otherwise)."""
+async def change_status(
+    claim: Claim,
+    target: str,
+    actor: User,
+    *,
+    claims: ClaimRepository,
+    resolution: outcome.Resolution = outcome.NONE,
+) -> Claim:
+    """Move the claim to `target` if the lifecycle allows it and the actor may (403/409 otherwise),
+    recording the outcome of a resolution or undoing it on a reopen (400 for outcome fields that do not
+    go with the move)."""
+    resolution.check(target)
     await claims.lock(claim)
     transitions.check_move(claim.status, target, claim_roles(actor, claim))
+    await outcome.settle(claims.session, claim, target, resolution)
     return await _apply(claim, target, actor, claims)
 
 

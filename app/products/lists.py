@@ -15,6 +15,7 @@ from app.core.deps import SettingsDep
 from app.core.openapi import errors
 from app.core.pagination import JsonList, Page, PageParams, Pagination, list_json
 from app.errors import ValidationFailed
+from app.products import extensions
 from app.products.repository import (
     PRODUCTS_ALL,
     SORT_COLUMNS,
@@ -106,8 +107,15 @@ async def _list(
         )
         if paged:
             rows, next_cursor = params.window(rows, lambda row: (row.sort_key, row.id))
+        extended = await extensions.of_products(products.session, (row.id for row in rows))
         items = [
-            ProductOut.of(row, has_active_claim=row.has_active_claim, today=today, expiring_soon_days=soon)
+            ProductOut.of(
+                row,
+                has_active_claim=row.has_active_claim,
+                today=today,
+                expiring_soon_days=soon,
+                extensions=extended[row.id],
+            )
             for row in rows
         ]
         return list_json(PRODUCTS_JSON(items), len(items), total, params, page.request, next_cursor)

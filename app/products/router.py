@@ -12,7 +12,7 @@ from app.core.deps import SettingsDep
 from app.core.openapi import errors
 from app.core.storage import StorageDep, delete_after_commit
 from app.models import Product
-from app.products import lists, receipts, service, transfer
+from app.products import extensions, lists, receipts, service, transfer
 from app.products.dependencies import VisibleProduct
 from app.products.repository import ProductRepo
 from app.products.schemas import (
@@ -41,12 +41,16 @@ router.include_router(transfer.router)  # /products/export.csv before /products/
 router.include_router(receipts.router)
 
 
-def _out(product: Product, has_active_claim: bool, settings: SettingsDep) -> ProductOut:
+async def _out(
+    product: Product, has_active_claim: bool, settings: SettingsDep, products: ProductRepo
+) -> ProductOut:
+    extended = await extensions.of_products(products.session, [product.id])
     return ProductOut.of(
         product,
         has_active_claim=has_active_claim,
         today=utc_today(),
         expiring_soon_days=settings.expiring_soon_days,
+        extensions=extended[product.id],
     )
 
 
@@ -62,7 +66,9 @@ async def create_product(
     `expiring_soon` (within WARRANTY_EXPIRING_SOON_DAYS days), `expired` or `void`."""
     product = await service.create(user, body, products=products)
     response.headers["Location"] = f"/api/products/{product.id}"
-    return _out(product, False, settings)
+    return ProductOut.of(
+        product, has_active_claim=False, today=utc_today(), expiring_soon_days=settings.expiring_soon_days
+    )
 
 
 @router.get("/products/{id:product_id}", response_model=ProductDetail, responses=errors(401, 404))
@@ -76,7 +82,7 @@ async def get_product(
     """One product with its receipts and its claims (id, status, description, createdAt). Another
     user's product is a 404 (admins see every product)."""
     product = visible.product
-    base = _out(product, visible.has_active_claim, settings)
+    base = await _out(product, visible.has_active_claim, settings, products)
     return ProductDetail(
         **base.model_dump(),
         receipts=[receipts.receipt_out(receipt) for receipt in await receipt_rows.of_product(product.id)],
@@ -88,7 +94,7 @@ async def _update(
     body: ProductUpdate, visible: VisibleProduct, products: ProductRepo, settings: SettingsDep
 ) -> ProductOut:
     product = await service.update(visible.product, body, products=products)
-    return _out(product, visible.has_active_claim, settings)
+    return await _out(product, visible.has_active_claim, settings, products)
 
 
 @router.put("/products/{id:product_id}", response_model=ProductOut, responses=errors(400, 401, 404))
@@ -128,7 +134,7 @@ async def void_warranty(
     (and the list filter `warrantyStatus=void` finds it) and no expiry alert is sent until it is
     unvoided. Voiding again replaces the reason and keeps `warrantyVoidedAt`."""
     product = await service.void(visible.product, body.reason, products=products)
-    return _out(product, visible.has_active_claim, settings)
+    return await _out(product, visible.has_active_claim, settings, products)
 
 
 @router.post("/products/{id}/warranty/unvoid", response_model=ProductOut, responses=errors(401, 404))
@@ -137,4 +143,4 @@ async def unvoid_warranty(
 ) -> ProductOut:
     """Undo a void: the status follows the dates again. A warranty that is not voided stays as it is."""
     product = await service.unvoid(visible.product, products=products)
-    return _out(product, visible.has_active_claim, settings)
+    return await _out(product, visible.has_active_claim, settings, products)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any, Self
@@ -148,6 +149,20 @@ class ProductUpdate(ProductCreate):
         return {name: getattr(self, name) for name in self.model_fields_set}
 
 
+class WarrantyExtensionOut(ResponseModel):
+    """A warranty extension: `months` from `startsOn` (the day its claim was resolved) to `endsOn`."""
+
+    months: int = Field(examples=[12])
+    starts_on: date = Field(examples=["2026-11-24"])
+    ends_on: date = Field(examples=["2027-11-24"])
+
+
+class ProductWarrantyExtension(WarrantyExtensionOut):
+    """An extension as the product lists it, with the claim whose outcome left it."""
+
+    claim_id: int
+
+
 class ProductOut(ResponseModel):
     """A product as every endpoint answers it (list items, create, update, the detail's base)."""
 
@@ -169,16 +184,26 @@ class ProductOut(ResponseModel):
     )
     warranty_voided_at: UtcDateTime | None = Field(description="When the warranty was voided; null if not.")
     warranty_void_reason: str | None = Field(description="Why it was voided; null if not.")
+    warranty_extensions: list[ProductWarrantyExtension] = Field(
+        default=[],
+        description="The extensions its resolved claims left (repaired or replaced), newest first.",
+    )
     has_active_claim: bool
     created_at: UtcDateTime
     updated_at: UtcDateTime
 
     @classmethod
     def of(
-        cls, product: Product | Row[Any], *, has_active_claim: bool, today: date, expiring_soon_days: int
+        cls,
+        product: Product | Row[Any],
+        *,
+        has_active_claim: bool,
+        today: date,
+        expiring_soon_days: int,
+        extensions: Sequence[Row[Any]] = (),
     ) -> Self:
-        """The product (or a row of its list columns) as shown on `today`: its warranty status is
-        computed at read time."""
+        """The product (or a row of its list columns) as shown on `today`, with its warranty `extensions`
+        (app.products.extensions, newest first): its warranty status is computed at read time."""
         return cls.model_validate(
             {
                 **{column: getattr(product, column) for column in _COLUMNS},
@@ -187,6 +212,7 @@ class ProductOut(ResponseModel):
                 if product.warranty_voided_at is not None
                 else warranty_status(product.warranty_expires_on, today, expiring_soon_days),
                 "has_active_claim": has_active_claim,
+                "warranty_extensions": extensions,
             }
         )
 

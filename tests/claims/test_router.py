@@ -61,6 +61,9 @@ async def test_open_a_claim(app: FastAPI, client: httpx.AsyncClient) -> None:
         "supplierId": None,
         "messages": [],
         "hasMoreMessages": False,
+        "outcome": None,
+        "outcomeNote": None,
+        "warrantyExtension": None,
         "createdAt": NOW.isoformat(),
         "updatedAt": NOW.isoformat(),
     }
