@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 
 from app.core.schemas import RequestModel, ResponseModel, UtcDateTime
 
 Platform = Literal["ios", "android", "web"]
 
 
+# FCM registration tokens, APNs hex tokens and web push endpoints are printable and hold no space: a token
+# with a control character or whitespace is no device's, and could not be named again in a DELETE path.
+DEVICE_TOKEN_PATTERN = r"^[^\s\x00-\x1f\x7f-\x9f]+$"
+DeviceTokenText = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=4096, pattern=DEVICE_TOKEN_PATTERN, strip_whitespace=False),
+]
+
+
 class DeviceTokenIn(RequestModel):
-    token: str = Field(min_length=1, max_length=4096)
+    token: DeviceTokenText = Field(examples=["fcm-registration-token-or-apns-hex-token"])
     platform: Platform
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import httpx
+import pytest
 from fastapi import FastAPI
 from sqlalchemy import select
 
@@ -55,6 +56,19 @@ async def test_register_list_and_delete_device_tokens(app: FastAPI, client: http
     assert [
         item["token"] for item in (await client.get("/api/device-tokens", headers=ann_headers)).json()
     ] == ["tok-2"]
+
+
+@pytest.mark.parametrize("token", ["a\nb", " tok", "tok\t", "to k", "tok\x85", "tok\u2028"])
+async def test_a_token_with_whitespace_or_a_control_character_is_refused(
+    app: FastAPI, client: httpx.AsyncClient, token: str
+) -> None:
+    """No device has such a token, and a newline could not be named again in the DELETE path."""
+    headers = auth_headers(app, await create_user(app))
+
+    refused = await _register(client, headers, token, "web")
+
+    assert "token" in assert_error(refused, 400, "VALIDATION_FAILED")["details"]["fields"]
+    assert (await client.get("/api/device-tokens", headers=headers)).json() == []
 
 
 async def test_re_registering_a_token_moves_it_to_the_caller(app: FastAPI, client: httpx.AsyncClient) -> None:
