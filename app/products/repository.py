@@ -28,6 +28,7 @@ from sqlalchemy.sql.elements import UnaryExpression
 
 from app.claims.access import visible_claims
 from app.core.cache import EVERYTHING, invalidate
+from app.core.counter_locks import take_product_counters
 from app.core.counts import products_expiring, row_count
 from app.core.pagination import KeyKind
 from app.core.repository import Repository
@@ -298,16 +299,19 @@ class ProductRepository(Repository):
 
     async def add_many(self, owner: User, rows: list[dict[str, Any]]) -> None:
         """Create many products of one owner (each `fields` as `add` takes them) with executemany
-        INSERTs of BULK_ROWS rows: no round trip per product, and no ORM objects kept."""
-        for start in range(0, len(rows), BULK_ROWS):
-            values = []
-            for fields in rows[start : start + BULK_ROWS]:
-                product = Product(owner_id=owner.id, **fields)  # transient: computes what `add` stores
-                _keep_expiry(product)
-                values.append(
-                    {**fields, "owner_id": owner.id, "warranty_expires_on": product.warranty_expires_on}
-                )
-            await self.session.execute(insert(Product), values)
+        INSERTs of BULK_ROWS rows: no round trip per product, and no ORM objects kept. The counter rows
+        they add to are taken first, in one order, so imports at once do not deadlock."""
+        values = []
+        for fields in rows:
+            product = Product(owner_id=owner.id, **fields)  # transient: computes what `add` stores
+            _keep_expiry(product)
+            values.append(
+                {**fields, "owner_id": owner.id, "warranty_expires_on": product.warranty_expires_on}
+            )
+        facets = {(row["brand"], row["category"], row["warranty_expires_on"]) for row in values}
+        await take_product_counters(self.session, facets)
+        for start in range(0, len(values), BULK_ROWS):
+            await self.session.execute(insert(Product), values[start : start + BULK_ROWS])
         invalidate(self.session, products_of(owner.id), PRODUCTS_ALL)
 
     async def update(self, product: Product, changes: dict[str, Any]) -> Product:
