@@ -78,8 +78,9 @@ class CalendarRepository(Repository):
         return feed.user_id
 
     async def entries(self, owner_id: int, today: date, limit: int) -> list[ExpiryEntry]:
-        """The owner's products for the feed, at most `limit`: when there are more, the warranties that
-        end soonest from today on, then the ones that ended most recently."""
+        """The owner's products for the feed, on their effective expiry day (extensions included), voided
+        warranties left out; at most `limit`: when there are more, the warranties that end soonest from
+        today on, then the ones that ended most recently."""
         expires = Product.warranty_expires_on
         ended = case((expires < today, 1), else_=0)
         statement = (
@@ -92,7 +93,7 @@ class CalendarRepository(Repository):
                 expires,
                 Product.updated_at,
             )
-            .where(Product.owner_id == owner_id)
+            .where(Product.owner_id == owner_id, Product.warranty_voided_at.is_(None))  # void: no end to mark
             .order_by(ended, case((expires >= today, expires)), expires.desc(), Product.id)
             .limit(limit)
         )

@@ -12,8 +12,9 @@ from fastapi import FastAPI
 from icalendar import Calendar, Event
 
 from app.core.clock import frozen_time
+from tests.factories.claims import create_claim
 from tests.factories.products import create_product
-from tests.factories.users import auth_headers, create_user
+from tests.factories.users import auth_headers, create_supplier, create_user
 from tests.helpers import assert_error, count_queries
 
 NOW = datetime(2026, 3, 10, 12, 30, tzinfo=UTC)
@@ -220,3 +221,44 @@ async def test_a_big_owner_gets_the_nearest_warranties_in_a_fixed_number_of_quer
     # Every one still running, then the most recently ended.
     assert starts == [date(2024, 3, 1), date(2026, 7, 1), date(2027, 5, 1), date(2028, 3, 1)]
     assert len(many) == len(few)
+
+
+async def test_a_void_warranty_leaves_the_feed_until_unvoided(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    owner = await create_user(app)
+    headers = auth_headers(app, owner)
+    voided, kept = (
+        await create_product(app, owner, name="Voided"),
+        await create_product(app, owner, name="Kept"),
+    )
+    path = await _feed_path(client, headers)
+    products = f"/api/products/{voided.id}/warranty"
+    assert (
+        await client.post(f"{products}/void", json={"reason": "Opened."}, headers=headers)
+    ).status_code == 200
+
+    while_void = _events((await client.get(path)).content)
+    assert (await client.post(f"{products}/unvoid", headers=headers)).status_code == 200
+    unvoided = _events((await client.get(path)).content)
+
+    assert list(while_void) == [f"product-{kept.id}@127.0.0.1"]
+    assert sorted(unvoided) == sorted(f"product-{product.id}@127.0.0.1" for product in (voided, kept))
+
+
+async def test_a_warranty_extension_moves_the_event(app: FastAPI, client: httpx.AsyncClient) -> None:
+    customer = await create_user(app)
+    supplier = await create_supplier(app)
+    product = await create_product(app, customer, purchase_date=date(2024, 12, 1), warranty_period_months=24)
+    claim = await create_claim(app, product, supplier=supplier, status="in_progress")
+    path = await _feed_path(client, auth_headers(app, customer))
+    body = {"status": "resolved", "outcome": "repaired", "newWarrantyMonths": 60}
+    resolved = await client.post(
+        f"/api/claims/{claim.id}/status", json=body, headers=auth_headers(app, supplier)
+    )
+    assert resolved.status_code == 200, resolved.text
+
+    event = _events((await client.get(path)).content)[f"product-{product.id}@127.0.0.1"]
+
+    assert event.decoded("DTSTART") == date.fromisoformat(resolved.json()["warrantyExtension"]["endsOn"])
+    assert event.decoded("DTSTART") > date(2030, 1, 1)  # the extension's end, not the own 2026-12-01
