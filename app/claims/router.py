@@ -178,7 +178,7 @@ async def change_status(
     repaired or replaced `newWarrantyMonths`: a warranty extension from today (UTC) that moves the
     product's `warrantyExpiresAt` to the later of its ends. These fields go only with `resolved`, a note
     only with an outcome, and the months only with repaired or replaced (else 400 VALIDATION_FAILED,
-    checked before who may move the claim). A reopen removes the outcome and the extension."""
+    checked with the body, before who may make the move). A reopen removes the outcome and the extension."""
     resolution = Resolution(body.outcome, body.outcome_note, body.new_warranty_months)
     await service.change_status(claim, body.status, user, claims=claims, resolution=resolution)
     return await _detail(claim, claims)

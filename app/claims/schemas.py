@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 
 from app.core.schemas import RequestModel, ResponseModel, UtcDateTime
 from app.products.schemas import Months, WarrantyExtensionOut
 
 ClaimStatus = Literal["open", "in_progress", "resolved", "closed"]
 ClaimOutcome = Literal["repaired", "replaced", "refunded", "rejected"]
+EXTENDING_OUTCOMES = ("repaired", "replaced")  # the outcomes that may give the item a new warranty
 
 
 class ClaimCreate(RequestModel):
@@ -21,7 +22,8 @@ class ClaimCreate(RequestModel):
 class StatusChange(RequestModel):
     """The new status; resolving may record the outcome (contract 15.5). The outcome fields go only with
     `resolved`, a note only with an outcome, `newWarrantyMonths` only with `repaired` or `replaced`
-    (else 400 VALIDATION_FAILED); null is the same as leaving a field out."""
+    (else 400 VALIDATION_FAILED, like a bad status, before anything else); null is the same as leaving a
+    field out."""
 
     model_config = ConfigDict(
         json_schema_extra={
@@ -46,6 +48,21 @@ class StatusChange(RequestModel):
         default=None,
         description="A repaired or replaced item's new warranty, in months from the resolution day (UTC).",
     )
+
+    @field_validator("outcome", "outcome_note", "new_warranty_months")
+    @classmethod
+    def _fits_the_move(cls, value: object, info: ValidationInfo) -> object:
+        """Each outcome field only where it means something (the fields before it are checked by now)."""
+        if value is None:
+            return value
+        if info.data.get("status") != "resolved":
+            raise ValueError("may only be given with status resolved")
+        outcome = info.data.get("outcome")
+        if info.field_name != "outcome" and outcome is None:
+            raise ValueError("may only be given with an outcome")
+        if info.field_name == "new_warranty_months" and outcome not in EXTENDING_OUTCOMES:
+            raise ValueError("may only be given with outcome repaired or replaced")
+        return value
 
 
 class SupplierAssign(RequestModel):

@@ -44,9 +44,7 @@ async def change_status(
     resolution: outcome.Resolution = outcome.NONE,
 ) -> Claim:
     """Move the claim to `target` if the lifecycle allows it and the actor may (403/409 otherwise),
-    recording the outcome of a resolution or undoing it on a reopen (400 for outcome fields that do not
-    go with the move)."""
-    resolution.check(target)
+    recording the outcome of a resolution or undoing it on a reopen."""
     await claims.lock(claim)
     transitions.check_move(claim.status, target, claim_roles(actor, claim))
     await outcome.settle(claims.session, claim, target, resolution)

@@ -297,3 +297,15 @@ async def test_an_open_claim_cannot_be_resolved_with_an_outcome(
     assert_error(await _move(app, client, case, REPAIRED), 409, "INVALID_STATUS_TRANSITION")
     product = await _get(app, client, case, f"/api/products/{case.product.id}")
     assert product["warrantyExtensions"] == []
+
+
+async def test_outcome_fields_are_checked_with_the_body_before_the_move(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    case = await _case(app)
+    body = {"status": "resolved", "outcome": "refunded", "newWarrantyMonths": 6}
+
+    response = await _move(app, client, case, body, "customer")  # a customer may not resolve: 403 else
+
+    problem = assert_error(response, 400, "VALIDATION_FAILED")
+    assert list(problem["details"]["fields"]) == ["newWarrantyMonths"]
