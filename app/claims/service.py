@@ -63,7 +63,8 @@ async def _apply(claim: Claim, target: str, actor: User, claims: ClaimRepository
     session = claims.session
     former, claim.status = claim.status, target
     claim.updated_at = utc_now()
-    add_to_timeline(session, claim, TimelineKind.STATUS_CHANGED, actor, **{"from": former, "to": target})
+    moved = {"from": former, "to": target} | await outcome.recorded(session, claim, target)
+    add_to_timeline(session, claim, TimelineKind.STATUS_CHANGED, actor, **moved)
     await session.flush()
     payload = {
         "type": "status_update",

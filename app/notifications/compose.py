@@ -21,6 +21,12 @@ from app.notifications.worker import Skipped
 log = logging.getLogger(__name__)
 
 STATUS_LABELS = {"open": "Open", "in_progress": "In progress", "resolved": "Resolved", "closed": "Closed"}
+OUTCOME_LABELS = {
+    "repaired": "Repaired",
+    "replaced": "Replaced",
+    "refunded": "Refunded",
+    "rejected": "Rejected",
+}
 DELETED_USER = "Deleted user"
 DASH = "\u2013"  # an en dash between claim and product in subjects
 
@@ -121,15 +127,34 @@ async def status_email(session: AsyncSession, payload: dict[str, object], settin
         return None
     status = STATUS_LABELS.get(str(payload["status"]), str(payload["status"]))
     subject = f"Your claim #{context.claim.id} {DASH} {context.product.name} is now {status}"
+    outcome = "\n".join(_outcome_lines(payload))
     text, html = render(
         "claim_status",
         subject,
         claim_id=context.claim.id,
         product=context.product.name,
         status=status,
+        outcome=f"\n{outcome}\n" if outcome else "",
+        outcome_lines=outcome,
         link=context.link(settings),
     )
     return Email(context.recipient.email, subject, text, html, context.claim.id)
+
+
+def _outcome_lines(payload: dict[str, object]) -> list[str]:
+    """The resolution's outcome, note and new warranty, as the status change recorded them (contract 15.5);
+    none for other changes."""
+    outcome = payload.get("outcome")
+    if not isinstance(outcome, str):
+        return []
+    lines = [f"Outcome: {OUTCOME_LABELS.get(outcome, outcome)}"]
+    if payload.get("outcomeNote"):
+        lines.append(f"Note: {payload['outcomeNote']}")
+    extension = payload.get("warrantyExtension")
+    if isinstance(extension, dict):
+        months = f"{extension['months']} month{'' if extension['months'] == 1 else 's'}"
+        lines.append(f"New warranty: {months}, from {extension['startsOn']} to {extension['endsOn']}")
+    return lines
 
 
 async def status_push(

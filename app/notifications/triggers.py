@@ -4,7 +4,8 @@ email service) in the change's transaction; the worker sends after commit.
 
 Outbox kinds recorded here (each handled by app.notifications.worker):
 - `email.claim_message` / `push.claim_message`: {"messageId", "claimId", "recipientId"}
-- `email.claim_status` / `push.claim_status`: {"claimId", "status", "recipientId"}
+- `email.claim_status` / `push.claim_status`: {"claimId", "status", "recipientId"}, and for a resolution
+  with an outcome {"outcome", "outcomeNote", "warrantyExtension"}
 - `webhook.deliver` (app.webhooks.events): `claim.created`, `claim.status_changed`,
   `claim.supplier_assigned`, `message.created`
 """
@@ -17,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.models import Claim, Message, User
 from app.notifications.outbox import enqueue
+from app.products import extensions
 from app.webhooks import events as webhooks
 from app.webhooks import payloads
 
@@ -53,9 +55,13 @@ async def message_posted(
 async def status_changed(
     session: AsyncSession, claim: Claim, previous: str, actor: User | None, to: Iterable[User]
 ) -> None:
-    _fan_out(session, "claim_status", {"claimId": claim.id, "status": claim.status}, to)
+    resolution = payloads.outcome(claim, await extensions.of_claim(session, claim.id))
+    news: dict[str, object] = {"claimId": claim.id, "status": claim.status}
+    if claim.status == "resolved" and claim.outcome is not None:
+        news |= resolution  # the resolution's email tells the outcome
+    _fan_out(session, "claim_status", news, to)
     data = {
-        "claim": payloads.claim(claim),
+        "claim": payloads.claim(claim) | resolution,
         "previousStatus": previous,
         "actorId": actor.id if actor else None,
     }

@@ -2,7 +2,8 @@
 ids, timestamps with offset), and what changed.
 
 - `claim.created`: `{"claim"}`
-- `claim.status_changed`: `{"claim", "previousStatus", "actorId"}`
+- `claim.status_changed`: `{"claim", "previousStatus", "actorId"}`; its claim also carries
+  `warrantyExtension` (the resolution's, or null: contract 15.5)
 - `claim.supplier_assigned`: `{"claim", "previousSupplierId", "actorId"}` (unassigned: `supplierId` null)
 - `message.created`: `{"message", "claimId"}` (message ids as numeric strings, as the messages API has them)
 - `product.warranty_expiring`: `{"product", "thresholdDays", "daysLeft"}`
@@ -15,7 +16,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from app.core.clock import iso_utc
-from app.models import Claim, Message, User
+from app.models import Claim, Message, User, WarrantyExtension
 from app.notifications.compose import DELETED_USER
 
 
@@ -27,9 +28,23 @@ def claim(row: Claim) -> dict[str, Any]:
         "supplierId": row.supplier_id,
         "status": row.status,
         "description": row.description,
+        "outcome": row.outcome,
+        "outcomeNote": row.outcome_note,
         "createdAt": iso_utc(row.created_at),
         "updatedAt": iso_utc(row.updated_at),
     }
+
+
+def outcome(row: Claim, extension: WarrantyExtension | None) -> dict[str, Any]:
+    """A claim's outcome as its detail shows it: `outcome`, `outcomeNote`, `warrantyExtension`."""
+    extended = None
+    if extension is not None:
+        extended = {
+            "months": extension.months,
+            "startsOn": extension.starts_on.isoformat(),
+            "endsOn": extension.ends_on.isoformat(),
+        }
+    return {"outcome": row.outcome, "outcomeNote": row.outcome_note, "warrantyExtension": extended}
 
 
 def message(row: Message, sender: User | None) -> dict[str, Any]:
