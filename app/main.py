@@ -21,9 +21,9 @@ from app.core.cached_pages import ServeCachedPages
 from app.core.db import create_engine, create_read_engine, create_sessionmaker
 from app.core.handlers import install_error_handlers
 from app.core.images import DECODES
-from app.core.json_depth import MAX_JSON_DEPTH
+from app.core.json_limits import MAX_JSON_DEPTH, MAX_JSON_VALUES
 from app.core.logs import configure_logging
-from app.core.middleware import BodySizeLimitMiddleware, JsonDepthLimitMiddleware, RequestIdMiddleware
+from app.core.middleware import BodySizeLimitMiddleware, JsonLimitsMiddleware, RequestIdMiddleware
 from app.core.openapi import without_default_422
 from app.core.openapi_document import operation_id, refine
 from app.core.query_token import lift_query_token
@@ -151,7 +151,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # Added innermost first: the request id wraps everything, so every response carries it.
     app.add_middleware(ServeCachedPages)
-    app.add_middleware(JsonDepthLimitMiddleware, max_depth=MAX_JSON_DEPTH)
+    app.add_middleware(JsonLimitsMiddleware, max_depth=MAX_JSON_DEPTH, max_values=MAX_JSON_VALUES)
     app.add_middleware(BodySizeLimitMiddleware, max_body_size=settings.max_body_size)
     app.add_middleware(CORSMiddleware, **cors_options(settings))
     app.add_middleware(RequestIdMiddleware)

@@ -11,7 +11,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.core import request_context
 from app.core.handlers import render
-from app.core.json_depth import nested_deeper_than
+from app.core.json_limits import holds_more_values_than, nested_deeper_than
 from app.errors import PayloadTooLarge, ValidationFailed
 from app.metrics.series import route_template, series
 
@@ -117,14 +117,16 @@ class BodySizeLimitMiddleware:
         await render(error)(scope, receive, send)
 
 
-class JsonDepthLimitMiddleware:
-    """Refuses a JSON body nested deeper than `max_depth` with 400 MALFORMED_JSON, before anything parses
-    it (every JSON endpoint, the webhooks that parse their own bodies included). Sits inside
-    BodySizeLimitMiddleware, so the body it reads is already within the size limit."""
+class JsonLimitsMiddleware:
+    """Refuses a JSON body nested deeper than `max_depth`, or holding more than `max_values` values, with
+    400 MALFORMED_JSON before anything parses it (every JSON endpoint, the webhooks that parse their own
+    bodies included). Sits inside BodySizeLimitMiddleware, so the body it reads is already within the size
+    limit."""
 
-    def __init__(self, app: ASGIApp, max_depth: int) -> None:
+    def __init__(self, app: ASGIApp, max_depth: int, max_values: int) -> None:
         self.app = app
         self.max_depth = max_depth
+        self.max_values = max_values
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not _is_json(_header(scope, b"content-type")):
@@ -138,10 +140,14 @@ class JsonDepthLimitMiddleware:
             chunks.append(message.get("body", b""))
             more = message.get("more_body", False)
         body = b"".join(chunks)
+        problem = None
         if nested_deeper_than(body, self.max_depth):
+            problem = f"nested deeper than {self.max_depth} levels"
+        elif holds_more_values_than(body, self.max_values):
+            problem = f"more than {self.max_values} values"
+        if problem is not None:
             error = ValidationFailed(
-                f"The request body is not valid JSON (nested deeper than {self.max_depth} levels).",
-                code="MALFORMED_JSON",
+                f"The request body is not valid JSON ({problem}).", code="MALFORMED_JSON"
             )
             await render(error)(scope, receive, send)
             return

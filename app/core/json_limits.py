@@ -1,9 +1,14 @@
-"""How deeply a JSON text nests, found without parsing it (contract 12.10: deeper than 64 is refused).
+"""How deeply a JSON text nests and how many values it holds, found without parsing it.
 
-Python's parser recurses once per level, and 15 MB of `[` is cheap to send. The check works on the raw
-bytes in C-speed passes (no Python step per byte): strings are cut out, everything but brackets dropped,
-and the depth is the highest running sum over the runs of opening and closing brackets. Brackets that do
-not balance are no JSON either: the parser would refuse them too, so both answer MALFORMED_JSON.
+Depth (contract 12.10: deeper than 64 is refused): Python's parser recurses once per level, and 15 MB of
+`[` is cheap to send. Width: 15 MB of `{"k1":0,"k2":0,...}` parses into a million keys, and validating
+them against a model (a million "unknown field" errors, each rendered) held the event loop for 8 s;
+15 MB of `[{},{},...]` for 2 s. No request of the API carries more than a few hundred values (an inbound
+provider's headers and attachments included), so more than `MAX_JSON_VALUES` is refused too.
+
+Both checks work on the raw bytes in C-speed passes (no Python step per byte): strings are cut out, and
+what is left is counted. Text that does not balance is no JSON either: the parser would refuse it too,
+so both answer MALFORMED_JSON.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from itertools import accumulate
 from operator import sub
 
 MAX_JSON_DEPTH = 64  # contract 12.10
+MAX_JSON_VALUES = 10_000  # separators outside strings: about one per value beyond the first of each container
 
 # A JSON string, unrolled ("[^"\\]*(\\.[^"\\]*)*") so that it never backtracks more than once per byte.
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
@@ -37,3 +43,10 @@ def nested_deeper_than(body: bytes, limit: int) -> bool:
     opened = accumulate(map(len, _OPENING_RUNS.findall(brackets)))
     closed = accumulate(map(len, _CLOSING_RUNS.findall(brackets)), initial=0)
     return max(map(sub, opened, closed)) > limit
+
+
+def holds_more_values_than(body: bytes, limit: int) -> bool:
+    """True when the JSON text has more than `limit` commas outside its strings (a value follows each)."""
+    if body.count(b",") <= limit:
+        return False  # too few commas even counting those in strings: most bodies end here
+    return _STRING.sub(b"", body).count(b",") > limit

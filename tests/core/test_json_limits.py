@@ -1,5 +1,5 @@
-"""JSON nested deeper than 64 levels is 400 MALFORMED_JSON on every endpoint (contract 12.10), found
-without parsing, so 15 MB of `[` costs next to nothing."""
+"""JSON nested deeper than 64 levels (contract 12.10) or holding more than 10,000 values is 400
+MALFORMED_JSON on every endpoint, found without parsing, so 15 MB of `[` or of `0,` costs next to nothing."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from app.core.json_depth import MAX_JSON_DEPTH, nested_deeper_than
+from app.core.json_limits import MAX_JSON_DEPTH, MAX_JSON_VALUES, holds_more_values_than, nested_deeper_than
 from tests.factories.users import auth_headers, create_user
 from tests.helpers import assert_error
 
@@ -105,3 +105,30 @@ async def test_fifteen_megabytes_of_brackets_are_refused(app: FastAPI, client: h
     body = b"[" * (15 * 1024 * 1024)
     response = await client.post("/api/login", content=body, headers={"Content-Type": "application/json"})
     assert_error(response, 400, "MALFORMED_JSON")
+
+
+@pytest.mark.parametrize(
+    ("body", "too_wide"),
+    [
+        (b"[" + b",".join([b"0"] * (MAX_JSON_VALUES + 1)) + b"]", False),  # exactly the limit of commas
+        (b"[" + b",".join([b"0"] * (MAX_JSON_VALUES + 2)) + b"]", True),
+        (b'{"message": "' + b"," * (MAX_JSON_VALUES * 3) + b'"}', False),  # commas in a string are text
+        (rb'["\\", "' + b"," * (MAX_JSON_VALUES * 3) + b'"]', False),  # ... after an escaped backslash too
+    ],
+)
+def test_counts_only_values_outside_strings(body: bytes, too_wide: bool) -> None:
+    assert holds_more_values_than(body, MAX_JSON_VALUES) is too_wide
+
+
+async def test_a_million_keys_are_refused_before_parsing(app: FastAPI, client: httpx.AsyncClient) -> None:
+    """Parsed and validated, this body held the event loop for seconds (a million unknown fields)."""
+    headers = auth_headers(app, await create_user(app, name="Ann"))
+    wide = b"{" + b",".join(b'"k%d":0' % i for i in range(1_000_000)) + b"}"
+    wide_array = b"[" + b",".join([b"{}"] * 1_000_000) + b"]"
+
+    for body in (wide, wide_array):
+        response = await client.patch(
+            "/api/me", content=body, headers={**headers, "Content-Type": "application/json"}
+        )
+        assert_error(response, 400, "MALFORMED_JSON")
+    assert (await client.get("/api/me", headers=headers)).json()["name"] == "Ann"
