@@ -35,11 +35,11 @@ from app.inbound.router import router as inbound_router
 from app.messages.router import router as messages_router
 from app.metrics.router import router as metrics_router
 from app.metrics.series import install as install_metrics
-from app.notifications.lifecycle import worker_lifespan
+from app.notifications.lifespan import worker_lifespan
 from app.notifications.router import router as notifications_router
 from app.products.router import router as products_router
 from app.realtime.endpoint import HubEndpoint
-from app.realtime.lifecycle import hub_lifespan
+from app.realtime.lifespan import hub_lifespan
 from app.realtime.router import router as realtime_router
 from app.timeline.router import router as timeline_router
 from app.users.router import router as users_router

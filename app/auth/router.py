@@ -3,7 +3,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Response, status
 
 from app.auth import service
-from app.auth.dependencies import CurrentClaims, CurrentUser
+from app.auth.dependencies import CurrentTokenPayload, CurrentUser
 from app.auth.schemas import (
     LoginRequest,
     LoginResponse,
@@ -129,7 +129,7 @@ async def register(
 async def change_password(
     body: PasswordChange,
     user: CurrentUser,
-    claims: CurrentClaims,
+    payload: CurrentTokenPayload,
     hasher: HasherDep,
     refresh_tokens: RefreshTokenRepo,
 ) -> None:
@@ -138,7 +138,7 @@ async def change_password(
         user,
         body.current_password,
         body.new_password,
-        claims.session_family,
+        payload.session_family,
         hasher=hasher,
         refresh_tokens=refresh_tokens,
     )

@@ -42,11 +42,6 @@ def may_see(user: User, customer_id: int, supplier_id: int | None) -> bool:
     return ROLE_ADMIN in user.effective_roles or user.id in (customer_id, supplier_id)
 
 
-async def can_see_claim(session: AsyncSession, user: User, claim_id: int) -> bool:
-    found = await session.scalar(visible_claims(user).with_only_columns(Claim.id).where(Claim.id == claim_id))
-    return found is not None
-
-
 def is_participant(user: User, claim: Claim) -> bool:
     return user.id in (claim.customer_id, claim.supplier_id)
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 
-from app.core.schemas import RequestModel, ResponseModel, UtcDateTime
+from app.core.schemas import IsoUtc, RequestModel, ResponseModel
 from app.products.schemas import Months, WarrantyExtensionOut
 
 ClaimStatus = Literal["open", "in_progress", "resolved", "closed"]
@@ -79,7 +79,7 @@ class ClaimListItem(ResponseModel):
     customer_email: str
     status: ClaimStatus
     description: str
-    created_at: UtcDateTime
+    created_at: IsoUtc
     message_count: int
 
 
@@ -95,7 +95,7 @@ class ClaimMessage(ResponseModel):
     id: int
     sender_id: int | None
     message: str
-    created_at: UtcDateTime
+    created_at: IsoUtc
 
 
 class ClaimDetail(ResponseModel):
@@ -117,5 +117,5 @@ class ClaimDetail(ResponseModel):
     warranty_extension: WarrantyExtensionOut | None = Field(
         description="The warranty its resolution gave the product (repaired or replaced), else null."
     )
-    created_at: UtcDateTime
-    updated_at: UtcDateTime
+    created_at: IsoUtc
+    updated_at: IsoUtc

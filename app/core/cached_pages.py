@@ -24,7 +24,7 @@ from app.core.cache import (
 )
 from app.core.clock import utc_today
 from app.core.db import SessionDep
-from app.core.security import AccessClaims, verified_claims
+from app.core.security import AccessTokenPayload, verified_token_payload
 from app.metrics.series import ROUTE_KEY, route_template, series
 from app.models import User
 
@@ -97,13 +97,13 @@ def authorization(scope: Scope) -> bytes | None:
     return None
 
 
-def _verified_caller(scope: Scope, settings: Settings) -> AccessClaims | None:
-    """The claims of the request's bearer token if it was verified before (routes verify; this never does)."""
+def _verified_caller(scope: Scope, settings: Settings) -> AccessTokenPayload | None:
+    """The payload of the bearer token if it was verified before (routes verify; this never does)."""
     header = authorization(scope)
     if header is None:
         return None
     scheme, _, token = header.decode("latin-1").partition(" ")
-    return verified_claims(settings, token) if scheme.lower() == "bearer" else None
+    return verified_token_payload(settings, token) if scheme.lower() == "bearer" else None
 
 
 class ServeCachedPages:
@@ -120,15 +120,15 @@ class ServeCachedPages:
     async def _answered(self, scope: Scope, receive: Receive, send: Send) -> bool:
         state = scope["app"].state
         cache: PageCache = state.page_cache
-        claims = _verified_caller(scope, state.settings)
-        if claims is None:
+        payload = _verified_caller(scope, state.settings)
+        if payload is None:
             return False
-        user_id = claims.user_id
+        user_id = payload.user_id
         page = cache.get(page_key(scope, user_id))
         if page is None:
             return False
         now = await cache.read_state(state.read_engine, user_id, page.scopes)
-        if now is None or now.credential_version != claims.credential_version:
+        if now is None or now.credential_version != payload.credential_version:
             return False  # the route answers (401 for a token older than the password)
         if now.roles != page.roles or now.version != page.version:
             # Stale: the route computes the page again, at the version just read.

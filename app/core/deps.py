@@ -14,7 +14,7 @@ from app.core.client_address import client_address
 from app.core.security import PasswordHasher
 
 
-async def get_settings(request: Request) -> Settings:
+async def app_settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 
@@ -24,7 +24,7 @@ async def get_password_hasher(request: Request) -> PasswordHasher:
     return hasher
 
 
-SettingsDep = Annotated[Settings, Depends(get_settings)]
+SettingsDep = Annotated[Settings, Depends(app_settings)]
 HasherDep = Annotated[PasswordHasher, Depends(get_password_hasher)]
 
 

@@ -31,7 +31,7 @@ from app.models import ROLE_ADMIN, User
 
 ABSOLUTE_MAX_LIMIT = 100
 DEFAULT_LIMIT = 20
-ROLE_MAX_LIMIT = {"CUSTOMER": 50, "SUPPLIER": 50, "ADMIN": 100}
+ROLE_MAX_LIMIT = {"CUSTOMER": 50, "ADMIN": 100}
 
 T = TypeVar("T")
 # The kinds of values a sort key holds, as a cursor carries them (JSON has no dates).

@@ -20,7 +20,7 @@ from pydantic.alias_generators import to_camel
 
 from app.core.clock import iso_utc
 
-UtcDateTime = Annotated[datetime, PlainSerializer(iso_utc, return_type=str)]
+IsoUtc = Annotated[datetime, PlainSerializer(iso_utc, return_type=str)]
 
 
 class RequestModel(BaseModel):

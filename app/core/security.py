@@ -67,7 +67,7 @@ class PasswordHasher:
 
 
 @dataclass(frozen=True)
-class AccessClaims:
+class AccessTokenPayload:
     user_id: int
     roles: list[str]
     expires_at: datetime
@@ -104,32 +104,32 @@ def create_access_token(
 # Tokens verified already, by secret and token: PyJWT's checks run once per token, not on every request
 # (they were a tenth of a small request's CPU). The expiry is checked again at every use.
 _VERIFIED_MAX = 10_000
-_verified: OrderedDict[tuple[bytes, str], AccessClaims] = OrderedDict()
+_verified: OrderedDict[tuple[bytes, str], AccessTokenPayload] = OrderedDict()
 
 
-def decode_access_token(settings: Settings, token: str) -> AccessClaims:
-    """The token's claims; 401 AUTH_TOKEN_INVALID or AUTH_TOKEN_EXPIRED."""
+def decode_access_token(settings: Settings, token: str) -> AccessTokenPayload:
+    """The token's payload; 401 AUTH_TOKEN_INVALID or AUTH_TOKEN_EXPIRED."""
     key = (signing_key(settings), token)
-    claims = _verified.get(key)
-    if claims is None:
-        claims = _verify(settings, token)
-        _verified[key] = claims
+    payload = _verified.get(key)
+    if payload is None:
+        payload = _verify(settings, token)
+        _verified[key] = payload
         if len(_verified) > _VERIFIED_MAX:
             _verified.popitem(last=False)
     else:
         _verified.move_to_end(key)
-    if claims.expires_at <= utc_now():
+    if payload.expires_at <= utc_now():
         raise Unauthorized("The access token has expired.", code="AUTH_TOKEN_EXPIRED")
-    return claims
+    return payload
 
 
-def verified_claims(settings: Settings, token: str) -> AccessClaims | None:
-    """The claims of a token verified before and not expired since; None otherwise (never verifies)."""
-    claims = _verified.get((signing_key(settings), token))
-    return claims if claims is not None and claims.expires_at > utc_now() else None
+def verified_token_payload(settings: Settings, token: str) -> AccessTokenPayload | None:
+    """The payload of a token verified before and not expired since; None otherwise (never verifies)."""
+    payload = _verified.get((signing_key(settings), token))
+    return payload if payload is not None and payload.expires_at > utc_now() else None
 
 
-def _verify(settings: Settings, token: str) -> AccessClaims:
+def _verify(settings: Settings, token: str) -> AccessTokenPayload:
     try:
         payload = jwt.decode(
             token,
@@ -141,7 +141,7 @@ def _verify(settings: Settings, token: str) -> AccessClaims:
         # The expiry against the service's clock is decode_access_token's, at every use.
         expires_at = datetime.fromtimestamp(int(payload["exp"]), tz=utc_now().tzinfo)
         roles = payload.get("roles", [])
-        return AccessClaims(
+        return AccessTokenPayload(
             user_id=int(payload["sub"]),
             roles=[str(role) for role in roles] if isinstance(roles, list) else [],
             expires_at=expires_at,

@@ -23,8 +23,8 @@ from app.messages.attachments import decode_attachment
 from app.messages.reads import mark_read
 from app.messages.repository import LIST_KEY, MessageFilter, MessageRepo
 from app.messages.schemas import AdminMessageOut, MarkedRead, MessageCreated, MessageOut, MessageSend
+from app.messages.serializers import admin_message_out, message_created, message_out
 from app.messages.service import post_message
-from app.messages.views import admin_message_out, message_created, message_out
 from app.realtime.handoff import read_handoff
 from app.realtime.resume import ONE_SNAPSHOT
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from app.core.schemas import RequestModel, ResponseModel, UtcDateTime
+from app.core.schemas import IsoUtc, RequestModel, ResponseModel
 
 MAX_TEXT = 10_000
 
@@ -40,9 +40,9 @@ class MessageCreated(ResponseModel):
     sender_name: str
     sender_email: str | None
     message: str
-    created_at: UtcDateTime
+    created_at: IsoUtc
     is_read: bool
-    read_at: UtcDateTime | None
+    read_at: IsoUtc | None
 
 
 class MessageOut(MessageCreated):

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
 
-from app.core.schemas import RequestModel, ResponseModel, UtcDateTime
+from app.core.schemas import IsoUtc, RequestModel, ResponseModel
 
 Platform = Literal["ios", "android", "web"]
 
@@ -28,7 +28,7 @@ class DeviceTokenIn(RequestModel):
 class DeviceTokenOut(ResponseModel):
     token: str
     platform: str
-    created_at: UtcDateTime
+    created_at: IsoUtc
 
 
 class NotificationItem(ResponseModel):
@@ -37,9 +37,9 @@ class NotificationItem(ResponseModel):
     status: str
     attempts: int
     last_error: str | None
-    next_attempt_at: UtcDateTime
-    created_at: UtcDateTime
-    done_at: UtcDateTime | None
+    next_attempt_at: IsoUtc
+    created_at: IsoUtc
+    done_at: IsoUtc | None
     payload: dict[str, Any]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import Depends
 from sqlalchemy import (
@@ -45,7 +45,6 @@ MAX_ID = 2**31 - 1
 _products = Product.__table__.c
 _claims = Claim.__table__.c
 
-SortField = Literal["name", "brand", "purchaseDate", "warrantyExpiresAt", "createdAt"]
 SORT_COLUMNS: dict[str, Any] = {
     # Names sort without regard to case, alike on SQLite and PostgreSQL.
     "name": func.lower(_products.name),

@@ -19,7 +19,7 @@ from pydantic import (
 from sqlalchemy import Row
 
 from app.core.clock import utc_today
-from app.core.schemas import RequestModel, ResponseModel, UtcDateTime
+from app.core.schemas import IsoUtc, RequestModel, ResponseModel
 from app.models import Product
 from app.products.warranty import MAX_MONTHS, WarrantyStatus, warranty_status
 
@@ -182,15 +182,15 @@ class ProductOut(ResponseModel):
     warranty_expires_at: DayAsTimestamp = Field(
         description="The later of the own end and every warranty extension's end, at 00:00 UTC."
     )
-    warranty_voided_at: UtcDateTime | None = Field(description="When the warranty was voided; null if not.")
+    warranty_voided_at: IsoUtc | None = Field(description="When the warranty was voided; null if not.")
     warranty_void_reason: str | None = Field(description="Why it was voided; null if not.")
     warranty_extensions: list[ProductWarrantyExtension] = Field(
         default=[],
         description="The extensions its resolved claims left (repaired or replaced), newest first.",
     )
     has_active_claim: bool
-    created_at: UtcDateTime
-    updated_at: UtcDateTime
+    created_at: IsoUtc
+    updated_at: IsoUtc
 
     @classmethod
     def of(
@@ -229,7 +229,7 @@ class ReceiptOut(ResponseModel):
     file_type: str = Field(examples=["pdf"])
     mime_type: str = Field(examples=["application/pdf"])
     size: int
-    created_at: UtcDateTime
+    created_at: IsoUtc
     url: str = Field(examples=["/api/products/1/receipts/3/file"])
 
 
@@ -239,7 +239,7 @@ class ProductClaim(ResponseModel):
     id: int
     status: str
     description: str
-    created_at: UtcDateTime
+    created_at: IsoUtc
 
 
 class ProductDetail(ProductOut):

@@ -10,7 +10,7 @@ from app.claims.access import visible_claims
 from app.config import Settings
 from app.core import request_context
 from app.core.query_token import query_token
-from app.core.security import AccessClaims, decode_access_token
+from app.core.security import AccessTokenPayload, decode_access_token
 from app.errors import Forbidden, Unauthorized
 from app.models import Claim, User
 
@@ -38,11 +38,13 @@ def find_token(request: Request) -> str:
     raise Unauthorized("Sign in first: send a Bearer token or the mercureAuthorization cookie.")
 
 
-async def authenticate(session: AsyncSession, settings: Settings, token: str) -> tuple[User, AccessClaims]:
-    claims = decode_access_token(settings, token)
-    user = check_credentials(claims, await session.get(User, claims.user_id))
+async def authenticate(
+    session: AsyncSession, settings: Settings, token: str
+) -> tuple[User, AccessTokenPayload]:
+    payload = decode_access_token(settings, token)
+    user = check_credentials(payload, await session.get(User, payload.user_id))
     request_context.set_user(user.id)
-    return user, claims
+    return user, payload
 
 
 async def visible_claim_ids(session: AsyncSession, user: User, claim_ids: set[int]) -> set[int]:

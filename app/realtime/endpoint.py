@@ -147,7 +147,7 @@ class HubEndpoint:
         state = request.app.state
         hub: Hub = state.hub
         async with state.read_sessionmaker() as session:  # reads only: no write lock, no BEGIN/COMMIT
-            user, claims = await authenticate(session, self.settings, token)
+            user, payload = await authenticate(session, self.settings, token)
             await require_visible(session, user, {t.claim_id for t in topics})
             names = [t.name for t in topics]
             try:
@@ -178,9 +178,9 @@ class HubEndpoint:
                 raise
         if skip:
             subscriber.skip = skip
-        subscriber.credential_version = claims.credential_version
+        subscriber.credential_version = payload.credential_version
         subscriber.expires_at = (
-            asyncio.get_running_loop().time() + (claims.expires_at - utc_now()).total_seconds()
+            asyncio.get_running_loop().time() + (payload.expires_at - utc_now()).total_seconds()
         )
         return Subscription(subscriber, replay, after, newest)
 

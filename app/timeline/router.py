@@ -12,7 +12,7 @@ from app.claims.access import VisibleClaimById
 from app.core.db import SessionDep
 from app.core.openapi import errors
 from app.core.pagination import JsonList, Page, Pagination, list_json
-from app.core.schemas import ResponseModel, UtcDateTime
+from app.core.schemas import IsoUtc, ResponseModel
 from app.models import ClaimEvent, User
 from app.realtime.resume import ONE_SNAPSHOT
 from app.timeline.record import ActorRole, TimelineKind
@@ -31,7 +31,7 @@ class TimelineActor(ResponseModel):
 class TimelineEntry(ResponseModel):
     id: int
     type: TimelineKind
-    created_at: UtcDateTime
+    created_at: IsoUtc
     actor: TimelineActor | None = Field(
         description="null for the service's own doings and for unknown senders"
     )

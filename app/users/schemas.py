@@ -4,7 +4,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, ConfigDict, Field, StrictBool, field_serializer
 
-from app.core.schemas import Email, Password, RequestModel, ResponseModel, UtcDateTime
+from app.core.schemas import Email, IsoUtc, Password, RequestModel, ResponseModel
 from app.users.repository import normalize_roles
 
 PROFILE_PICTURE_PATH = "/api/user/profile-picture/"
@@ -26,7 +26,7 @@ class UserSummary(ResponseModel):
 class UserListItem(UserSummary):
     notifications_enabled: bool
     email_notifications_enabled: bool
-    created_at: UtcDateTime
+    created_at: IsoUtc
 
 
 class UserOut(UserListItem):

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from app.core.schemas import RequestModel, ResponseModel, UtcDateTime
+from app.core.schemas import IsoUtc, RequestModel, ResponseModel
 
 EventType = Literal[
     "claim.created",
@@ -66,8 +66,8 @@ class WebhookOut(ResponseModel):
     url: str = Field(examples=[URL_EXAMPLE])
     events: list[EventType]
     description: str | None = Field(examples=[DESCRIPTION_EXAMPLE])
-    created_at: UtcDateTime
-    updated_at: UtcDateTime
+    created_at: IsoUtc
+    updated_at: IsoUtc
 
 
 class WebhookCreated(WebhookOut):
@@ -88,8 +88,8 @@ class DeliveryOut(ResponseModel):
     attempts: int = Field(examples=[1])
     response_status: int | None = Field(description="The last attempt's HTTP status", examples=[200])
     last_error: str | None = Field(examples=["HTTP 503: Service Unavailable"])
-    next_attempt_at: UtcDateTime | None = Field(description="When it is tried next (pending only).")
-    last_attempt_at: UtcDateTime | None
-    delivered_at: UtcDateTime | None
-    created_at: UtcDateTime
+    next_attempt_at: IsoUtc | None = Field(description="When it is tried next (pending only).")
+    last_attempt_at: IsoUtc | None
+    delivered_at: IsoUtc | None
+    created_at: IsoUtc
     payload: dict[str, Any] = Field(description="The body that is posted: `{type, timestamp, data}`.")

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from app.core.clock import frozen_time
-from app.core.security import create_access_token, decode_access_token, verified_claims
+from app.core.security import create_access_token, decode_access_token, verified_token_payload
 from app.errors import Unauthorized
 from tests.conftest import SettingsFactory
 
@@ -23,11 +23,11 @@ def test_a_remembered_token_holds_only_for_its_own_secret_and_its_exact_text(
     theirs = make_settings(secret_key="theirs-" + "b" * 60)
     token = create_access_token(ours, 7, ["ROLE_USER"])
     assert decode_access_token(ours, token).user_id == 7
-    assert verified_claims(ours, token) is not None
+    assert verified_token_payload(ours, token) is not None
 
     with pytest.raises(Unauthorized) as other_secret:
         decode_access_token(theirs, token)
-    assert _code(other_secret) == "AUTH_TOKEN_INVALID" and verified_claims(theirs, token) is None
+    assert _code(other_secret) == "AUTH_TOKEN_INVALID" and verified_token_payload(theirs, token) is None
 
     head, payload, signature = token.split(".")
     forged_signature = signature[:-4] + ("AAAA" if not signature.endswith("AAAA") else "BBBB")
@@ -45,4 +45,4 @@ def test_a_remembered_token_still_expires(make_settings: SettingsFactory) -> Non
         with pytest.raises(Unauthorized) as expired:
             decode_access_token(settings, token)
         assert _code(expired) == "AUTH_TOKEN_EXPIRED"
-        assert verified_claims(settings, token) is None
+        assert verified_token_payload(settings, token) is None
