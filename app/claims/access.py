@@ -11,14 +11,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth.dependencies import CurrentUser
 from app.core.db import SessionDep
+from app.core.ids import DIGITS_ONLY, MAX_ID
 from app.errors import NotFound
 from app.models import ROLE_ADMIN, Claim, User
 
 CUSTOMER = "customer"
 SUPPLIER = "supplier"
 ADMIN = "admin"
-
-MAX_ID = 2**31 - 1
 
 
 def visible_claims(user: User) -> Select[Claim]:
@@ -81,7 +80,7 @@ async def get_visible_claim(session: AsyncSession, user: User, claim_id: int) ->
 
 
 async def visible_claim(
-    claim_id: Annotated[int, Path(alias="claimId", description="The claim's id.")],
+    claim_id: Annotated[int, DIGITS_ONLY, Path(alias="claimId", description="The claim's id.")],
     user: CurrentUser,
     session: SessionDep,
 ) -> Claim:
@@ -89,7 +88,7 @@ async def visible_claim(
 
 
 async def visible_claim_by_id(
-    claim_id: Annotated[int, Path(alias="id", description="The claim's id.")],
+    claim_id: Annotated[int, DIGITS_ONLY, Path(alias="id", description="The claim's id.")],
     user: CurrentUser,
     session: SessionDep,
 ) -> Claim:

@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from app.auth.dependencies import AdminUser, CurrentUser
 from app.claims import service
-from app.claims.access import MAX_ID, VisibleClaimById, participating_claims
+from app.claims.access import VisibleClaimById, participating_claims
 from app.claims.outcome import Resolution
 from app.claims.repository import LIST_KEY, ClaimFilter, ClaimRepo
 from app.claims.schemas import (
@@ -27,6 +27,7 @@ from app.claims.scopes import CLAIMS_ALL, PRODUCTS_ALL, USERS_ALL, claims_of
 from app.core.cached_pages import CachedPages
 from app.core.db import SessionDep
 from app.core.deps import SettingsDep
+from app.core.ids import DIGITS_ONLY, MAX_ID
 from app.core.openapi import errors
 from app.core.pagination import JsonList, Page, PageParams, Pagination, list_json
 from app.models import Claim
@@ -40,7 +41,7 @@ router = APIRouter(prefix="/api", tags=["claims"])
 
 async def claim_filter(
     status: Annotated[ClaimStatus | None, Query(description="Only claims in this status.")] = None,
-    product_id: Annotated[int | None, Query(alias="productId", ge=1, le=MAX_ID)] = None,
+    product_id: Annotated[int | None, DIGITS_ONLY, Query(alias="productId", ge=1, le=MAX_ID)] = None,
 ) -> ClaimFilter:
     return ClaimFilter(status=status, product_id=product_id)
 

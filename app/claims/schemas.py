@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 
+from app.core.ids import MAX_ID
 from app.core.schemas import IsoUtc, RequestModel, ResponseModel
 from app.products.schemas import Months, WarrantyExtensionOut
 
@@ -15,7 +16,7 @@ EXTENDING_OUTCOMES = ("repaired", "replaced")  # the outcomes that may give the 
 
 
 class ClaimCreate(RequestModel):
-    product_id: int = Field(ge=1, le=2**31 - 1, description="One of the caller's products.")
+    product_id: int = Field(ge=1, le=MAX_ID, description="One of the caller's products.")
     description: str = Field(min_length=1, max_length=5000, examples=["The pump stopped working."])
 
 
@@ -66,7 +67,7 @@ class StatusChange(RequestModel):
 
 
 class SupplierAssign(RequestModel):
-    supplier_id: int | None = Field(ge=1, le=2**31 - 1, description="A ROLE_SUPPLIER user; null unassigns.")
+    supplier_id: int | None = Field(ge=1, le=MAX_ID, description="A ROLE_SUPPLIER user; null unassigns.")
 
 
 class ClaimListItem(ResponseModel):

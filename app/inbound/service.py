@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.config import Settings
+from app.core.ids import MAX_ID
 from app.core.storage import Storage
 from app.errors import Conflict, Forbidden, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationFailed
 from app.inbound import deliveries
@@ -29,7 +30,6 @@ from app.users.repository import UserRepository
 logger = logging.getLogger("warranty.inbound")
 
 MAX_MESSAGE_LENGTH = 10_000  # the messages API's limit; a longer reply is cut there
-_MAX_DB_ID = 2**31 - 1  # ids are 32-bit integers on PostgreSQL
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ async def receive(
     keys = deliveries.delivery_keys(webhook_id, email.provider_email_id, email.message_id, content)
     if await deliveries.seen(session, keys):
         return DUPLICATE
-    claim = await session.get(Claim, claim_id) if claim_id <= _MAX_DB_ID else None
+    claim = await session.get(Claim, claim_id) if claim_id <= MAX_ID else None
     if claim is None:
         raise NotFound("No such claim.")
     sender = await UserRepository(session).get_by_email(email.sender) if email.sender else None
@@ -107,7 +107,7 @@ async def _ignored(session: AsyncSession, settings: Settings, email: InboundEmai
     """An email ignored before its sender is known: on the timeline of the claim it is addressed to, if
     that claim exists (no actor: nobody is proven to have sent it)."""
     claim_id = claim_id_from(email.recipients, settings.mail_domain, email.mailbox_hash)
-    if claim_id is not None and claim_id <= _MAX_DB_ID and await session.get(Claim, claim_id) is not None:
+    if claim_id is not None and claim_id <= MAX_ID and await session.get(Claim, claim_id) is not None:
         add_to_timeline(session, claim_id, TimelineKind.INBOUND_IGNORED, reason=reason, sender=email.sender)
 
 

@@ -9,12 +9,13 @@ from fastapi import APIRouter, Depends, Path, Query, Response, status
 from starlette.convertors import StringConvertor, register_url_convertor
 
 from app.auth.dependencies import AdminUser, CurrentUser
-from app.claims.access import MAX_ID, VisibleClaim
+from app.claims.access import VisibleClaim
 from app.claims.scopes import MESSAGES_ALL, USERS_ALL, messages_of
 from app.core.cached_pages import CachedPages
 from app.core.db import SessionDep
 from app.core.deps import SettingsDep
 from app.core.files import content_disposition
+from app.core.ids import DIGITS_ONLY, MAX_ID
 from app.core.openapi import errors
 from app.core.pagination import JsonList, Page, Pagination, list_json
 from app.core.storage import StorageDep, streamed
@@ -30,7 +31,7 @@ from app.realtime.resume import ONE_SNAPSHOT
 
 router = APIRouter(prefix="/api", tags=["messages"])
 
-MessageId = Annotated[int, Path(alias="messageId", description="The message's id.")]
+MessageId = Annotated[int, DIGITS_ONLY, Path(alias="messageId", description="The message's id.")]
 
 
 class MessageIdSegment(StringConvertor):
@@ -186,8 +187,8 @@ async def download_attachment(
 
 
 async def message_filter(
-    claim_id: Annotated[int | None, Query(alias="claimId", ge=1, le=MAX_ID)] = None,
-    sender_id: Annotated[int | None, Query(alias="senderId", ge=1, le=MAX_ID)] = None,
+    claim_id: Annotated[int | None, DIGITS_ONLY, Query(alias="claimId", ge=1, le=MAX_ID)] = None,
+    sender_id: Annotated[int | None, DIGITS_ONLY, Query(alias="senderId", ge=1, le=MAX_ID)] = None,
     unread: Annotated[
         bool | None, Query(description="true: not yet read by any recipient; false: read by one.")
     ] = None,

@@ -9,12 +9,11 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app.core.clock import utc_now
+from app.core.ids import MAX_BIGINT_ID
 from app.core.repository import Repository
 from app.errors import Conflict, NotFound
 from app.models import DeviceToken, OutboxItem
 from app.notifications.outbox import wake_worker
-
-MAX_BIGINT = 2**63 - 1
 
 
 class DeviceTokenRepository(Repository):
@@ -90,7 +89,7 @@ class OutboxRepository(Repository):
         """Put a failed row back to pending, attempts reset, due now. Pending rows are left to the worker
         (one may be mid-delivery) and done rows were delivered: both 409 NOTIFICATION_NOT_FAILED."""
         # An id past the column's range names no row; asking the database would overflow its integer.
-        item = await self.session.get(OutboxItem, item_id) if 1 <= item_id <= MAX_BIGINT else None
+        item = await self.session.get(OutboxItem, item_id) if 1 <= item_id <= MAX_BIGINT_ID else None
         if item is None:
             raise NotFound("No such notification.")
         if item.status != "failed":

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 from urllib.parse import quote
 
-from fastapi import APIRouter, Query, Request, Response, status
+from fastapi import APIRouter, Path, Query, Request, Response, status
 
 from app.auth.dependencies import AdminUser, CurrentUser
 from app.core.deps import SettingsDep
+from app.core.ids import DIGITS_ONLY
 from app.core.openapi import errors
 from app.core.pagination import Page, Pagination, build_page
 from app.models import DeviceToken, OutboxItem
@@ -95,7 +96,11 @@ async def retry_notifications(body: BulkRetry, _admin: AdminUser, outbox: Outbox
     response_model=NotificationItem,
     responses=errors(401, 403, 404, 409),
 )
-async def retry_notification(id: int, _admin: AdminUser, outbox: OutboxRepo) -> OutboxItem:
+async def retry_notification(
+    id: Annotated[int, DIGITS_ONLY, Path(description="The notification's id.")],
+    _admin: AdminUser,
+    outbox: OutboxRepo,
+) -> OutboxItem:
     """Give a failed notification a fresh series of attempts, starting now. 409 NOTIFICATION_NOT_FAILED
     for one that is pending or done."""
     return await outbox.retry(id)

@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import Depends, Path
 
 from app.auth.dependencies import CurrentUser
+from app.core.ids import DIGITS_ONLY
 from app.errors import NotFound
 from app.models import Product
 from app.products.repository import ProductRepo
@@ -20,7 +21,7 @@ class Visible:
 
 
 async def visible_product(
-    product_id: Annotated[int, Path(alias="id", description="The product's id.")],
+    product_id: Annotated[int, DIGITS_ONLY, Path(alias="id", description="The product's id.")],
     user: CurrentUser,
     products: ProductRepo,
 ) -> Visible:

@@ -13,13 +13,14 @@ from sqlalchemy import select
 from app.core.cache import invalidate
 from app.core.deps import SettingsDep
 from app.core.files import content_disposition, read_upload
+from app.core.ids import DIGITS_ONLY, MAX_ID
 from app.core.openapi import errors
 from app.core.repository import Repository
 from app.core.storage import StorageDep, delete_after_commit, discard_on_rollback, streamed
 from app.errors import NotFound
 from app.models import Product, Receipt
 from app.products.dependencies import VisibleProduct
-from app.products.repository import MAX_ID, PRODUCTS_ALL, products_of
+from app.products.repository import PRODUCTS_ALL, products_of
 from app.products.schemas import ReceiptOut, receipt_url
 
 router = APIRouter(tags=["products"])  # included by app.products.router under /api
@@ -87,7 +88,7 @@ ReceiptRepo = Annotated[ReceiptRepository, Depends(ReceiptRepository.dependency)
 
 async def visible_receipt(
     visible: VisibleProduct,
-    receipt_id: Annotated[int, Path(alias="receiptId", description="The receipt's id.")],
+    receipt_id: Annotated[int, DIGITS_ONLY, Path(alias="receiptId", description="The receipt's id.")],
     receipts: ReceiptRepo,
 ) -> Receipt:
     receipt = await receipts.get(visible.product.id, receipt_id)

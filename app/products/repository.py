@@ -30,6 +30,7 @@ from app.claims.access import visible_claims
 from app.core.cache import EVERYTHING, invalidate
 from app.core.counter_locks import take_product_counters
 from app.core.counts import products_expiring, row_count
+from app.core.ids import MAX_ID
 from app.core.pagination import KeyKind
 from app.core.repository import Repository
 from app.models import ROLE_ADMIN, Claim, Message, Product, Receipt, User
@@ -39,7 +40,6 @@ from app.realtime.forget import forget_claims
 
 PRODUCTS_ALL = "products:all"
 BULK_ROWS = 1000  # products per multi-row INSERT of an import
-MAX_ID = 2**31 - 1
 
 # Lists are plain Core statements over the tables (no ORM work per execution).
 _products = Product.__table__.c

@@ -8,12 +8,12 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.clock import utc_now
+from app.core.ids import MAX_BIGINT_ID
 from app.errors import ValidationFailed
 from app.models import Event
 from app.realtime.events import StoredEvent
 
 EARLIEST = "earliest"
-MAX_ID = 2**63 - 1  # ids are signed 64-bit integers (BIGINT)
 _BOUNDS = select(func.min(Event.id), func.max(Event.id))
 
 
@@ -24,14 +24,20 @@ async def newest_id(session: AsyncSession) -> int | None:
 
 def parse_last_event_id(raw: str | None, field: str) -> int | None:
     """A client's Last-Event-ID: None when absent or empty (no replay), 0 for `earliest` (all history),
-    else the id. Anything but `earliest` or ASCII digits in 0..MAX_ID is a 400 naming `field` (str.isdigit
-    would take `²`, which int() then refuses)."""
+    else the id. Anything but `earliest` or ASCII digits in 0..MAX_BIGINT_ID is a 400 naming `field`
+    (str.isdigit would take `²`, which int() then refuses)."""
     if raw is None or raw == "":
         return None
     if raw == EARLIEST:
         return 0
-    if not (raw.isascii() and raw.isdigit()) or len(raw.lstrip("0")) > len(str(MAX_ID)) or int(raw) > MAX_ID:
-        raise ValidationFailed.field(field, f"must be `{EARLIEST}` or an event id (digits, at most {MAX_ID})")
+    if (
+        not (raw.isascii() and raw.isdigit())
+        or len(raw.lstrip("0")) > len(str(MAX_BIGINT_ID))
+        or int(raw) > MAX_BIGINT_ID
+    ):
+        raise ValidationFailed.field(
+            field, f"must be `{EARLIEST}` or an event id (digits, at most {MAX_BIGINT_ID})"
+        )
     return int(raw)
 
 

@@ -6,6 +6,7 @@ from fastapi import APIRouter, Depends, File, Path, Response, UploadFile, status
 
 from app.auth.dependencies import AdminUser, CurrentUser
 from app.core.deps import HasherDep, SettingsDep
+from app.core.ids import DIGITS_ONLY, MAX_ID
 from app.core.openapi import errors
 from app.core.storage import StorageDep, streamed
 from app.errors import Forbidden, NotFound
@@ -25,7 +26,7 @@ from app.users.schemas import (
 router = APIRouter(prefix="/api", tags=["users"])
 router.include_router(lists.router)
 
-UserId = Annotated[int, Path(ge=1, le=2**31 - 1, description="The user's id.")]
+UserId = Annotated[int, DIGITS_ONLY, Path(ge=1, le=MAX_ID, description="The user's id.")]
 
 
 async def visible_user(user_id: UserId, caller: CurrentUser, users: UserRepo) -> User:

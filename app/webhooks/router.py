@@ -9,6 +9,7 @@ from fastapi import APIRouter, Path, Query, Request, Response, status
 
 from app.auth.dependencies import AdminUser
 from app.config import Settings
+from app.core.ids import DIGITS_ONLY, MAX_BIGINT_ID
 from app.core.openapi import errors
 from app.core.pagination import Page, Pagination, build_page
 from app.errors import ValidationFailed
@@ -21,9 +22,10 @@ from app.webhooks.signing import new_secret
 
 router = APIRouter(prefix="/api/admin/webhooks", tags=["webhooks"])
 
-MAX_ID = 2**63 - 1
-WebhookId = Annotated[int, Path(ge=1, le=MAX_ID, description="The webhook's id.")]
-DeliveryId = Annotated[int, Path(alias="deliveryId", ge=1, le=MAX_ID, description="The delivery's id.")]
+WebhookId = Annotated[int, DIGITS_ONLY, Path(ge=1, le=MAX_BIGINT_ID, description="The webhook's id.")]
+DeliveryId = Annotated[
+    int, DIGITS_ONLY, Path(alias="deliveryId", ge=1, le=MAX_BIGINT_ID, description="The delivery's id.")
+]
 
 
 async def _checked_url(request: Request, url: str) -> str:
