@@ -80,7 +80,7 @@ async def get_visible_claim(session: AsyncSession, user: User, claim_id: int) ->
 
 
 async def visible_claim(
-    claim_id: Annotated[int, DIGITS_ONLY, Path(alias="claimId", description="The claim's id.")],
+    claim_id: Annotated[int, Path(alias="claimId", description="The claim's id."), DIGITS_ONLY],
     user: CurrentUser,
     session: SessionDep,
 ) -> Claim:
@@ -88,7 +88,7 @@ async def visible_claim(
 
 
 async def visible_claim_by_id(
-    claim_id: Annotated[int, DIGITS_ONLY, Path(alias="id", description="The claim's id.")],
+    claim_id: Annotated[int, Path(alias="id", description="The claim's id."), DIGITS_ONLY],
     user: CurrentUser,
     session: SessionDep,
 ) -> Claim:

@@ -41,7 +41,7 @@ router = APIRouter(prefix="/api", tags=["claims"])
 
 async def claim_filter(
     status: Annotated[ClaimStatus | None, Query(description="Only claims in this status.")] = None,
-    product_id: Annotated[int | None, DIGITS_ONLY, Query(alias="productId", ge=1, le=MAX_ID)] = None,
+    product_id: Annotated[int | None, Query(alias="productId", ge=1, le=MAX_ID), DIGITS_ONLY] = None,
 ) -> ClaimFilter:
     return ClaimFilter(status=status, product_id=product_id)
 

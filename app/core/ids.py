@@ -24,5 +24,6 @@ def _ascii_digits(value: Any) -> Any:
     return value
 
 
-# In an id parameter's Annotated metadata: `Annotated[int, DIGITS_ONLY, Path(...)]`.
+# Last in an id parameter's Annotated metadata, `Annotated[int, Path(...), DIGITS_ONLY]`: placed before
+# the Path or Query, it makes FastAPI write `ge`/`le` into the document instead of minimum/maximum.
 DIGITS_ONLY = BeforeValidator(_ascii_digits)

@@ -31,7 +31,7 @@ from app.realtime.resume import ONE_SNAPSHOT
 
 router = APIRouter(prefix="/api", tags=["messages"])
 
-MessageId = Annotated[int, DIGITS_ONLY, Path(alias="messageId", description="The message's id.")]
+MessageId = Annotated[int, Path(alias="messageId", description="The message's id."), DIGITS_ONLY]
 
 
 class MessageIdSegment(StringConvertor):
@@ -187,8 +187,8 @@ async def download_attachment(
 
 
 async def message_filter(
-    claim_id: Annotated[int | None, DIGITS_ONLY, Query(alias="claimId", ge=1, le=MAX_ID)] = None,
-    sender_id: Annotated[int | None, DIGITS_ONLY, Query(alias="senderId", ge=1, le=MAX_ID)] = None,
+    claim_id: Annotated[int | None, Query(alias="claimId", ge=1, le=MAX_ID), DIGITS_ONLY] = None,
+    sender_id: Annotated[int | None, Query(alias="senderId", ge=1, le=MAX_ID), DIGITS_ONLY] = None,
     unread: Annotated[
         bool | None, Query(description="true: not yet read by any recipient; false: read by one.")
     ] = None,

@@ -97,7 +97,7 @@ async def retry_notifications(body: BulkRetry, _admin: AdminUser, outbox: Outbox
     responses=errors(401, 403, 404, 409),
 )
 async def retry_notification(
-    id: Annotated[int, DIGITS_ONLY, Path(description="The notification's id.")],
+    id: Annotated[int, Path(description="The notification's id."), DIGITS_ONLY],
     _admin: AdminUser,
     outbox: OutboxRepo,
 ) -> OutboxItem:

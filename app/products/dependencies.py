@@ -21,7 +21,7 @@ class Visible:
 
 
 async def visible_product(
-    product_id: Annotated[int, DIGITS_ONLY, Path(alias="id", description="The product's id.")],
+    product_id: Annotated[int, Path(alias="id", description="The product's id."), DIGITS_ONLY],
     user: CurrentUser,
     products: ProductRepo,
 ) -> Visible:

@@ -88,7 +88,7 @@ ReceiptRepo = Annotated[ReceiptRepository, Depends(ReceiptRepository.dependency)
 
 async def visible_receipt(
     visible: VisibleProduct,
-    receipt_id: Annotated[int, DIGITS_ONLY, Path(alias="receiptId", description="The receipt's id.")],
+    receipt_id: Annotated[int, Path(alias="receiptId", description="The receipt's id."), DIGITS_ONLY],
     receipts: ReceiptRepo,
 ) -> Receipt:
     receipt = await receipts.get(visible.product.id, receipt_id)

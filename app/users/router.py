@@ -26,7 +26,7 @@ from app.users.schemas import (
 router = APIRouter(prefix="/api", tags=["users"])
 router.include_router(lists.router)
 
-UserId = Annotated[int, DIGITS_ONLY, Path(ge=1, le=MAX_ID, description="The user's id.")]
+UserId = Annotated[int, Path(ge=1, le=MAX_ID, description="The user's id."), DIGITS_ONLY]
 
 
 async def visible_user(user_id: UserId, caller: CurrentUser, users: UserRepo) -> User:

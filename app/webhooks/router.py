@@ -22,9 +22,9 @@ from app.webhooks.signing import new_secret
 
 router = APIRouter(prefix="/api/admin/webhooks", tags=["webhooks"])
 
-WebhookId = Annotated[int, DIGITS_ONLY, Path(ge=1, le=MAX_BIGINT_ID, description="The webhook's id.")]
+WebhookId = Annotated[int, Path(ge=1, le=MAX_BIGINT_ID, description="The webhook's id."), DIGITS_ONLY]
 DeliveryId = Annotated[
-    int, DIGITS_ONLY, Path(alias="deliveryId", ge=1, le=MAX_BIGINT_ID, description="The delivery's id.")
+    int, Path(alias="deliveryId", ge=1, le=MAX_BIGINT_ID, description="The delivery's id."), DIGITS_ONLY
 ]
 
 

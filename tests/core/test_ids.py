@@ -69,6 +69,18 @@ async def test_every_integer_parameter_takes_ascii_digits_only(
             assert_error(response, 400, response.json()["code"])
 
 
+async def test_integer_parameters_keep_their_json_schema_bounds(client: httpx.AsyncClient) -> None:
+    spec = (await client.get("/api/openapi.json")).json()
+    bounded = 0
+    for _path, item in spec["paths"].items():
+        for _method, operation in item.items():
+            for parameter in operation.get("parameters", []):
+                text = repr(parameter["schema"])
+                assert "'ge'" not in text and "'le'" not in text, parameter  # not JSON Schema words
+                bounded += "'minimum'" in text
+    assert bounded >= 10
+
+
 @pytest.mark.parametrize("value", ["4", "0004"])
 async def test_digits_are_an_id(app: FastAPI, client: httpx.AsyncClient, value: str) -> None:
     headers = auth_headers(app, await create_admin(app))
