@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings, get_settings
-from app.models import ROLES
+from app.users.roles import Role
 
 Sessions = async_sessionmaker[AsyncSession]
 
@@ -183,7 +183,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--password", help="asked on the terminal when absent (keeps it out of the shell history)"
     )
     create_user.add_argument("--name", required=True)
-    create_user.add_argument("--role", action="append", choices=ROLES, default=[], help="may repeat")
+    create_user.add_argument(
+        "--role", action="append", choices=[role.value for role in Role], default=[], help="may repeat"
+    )
     create_user.set_defaults(run=lambda args: asyncio.run(_create_user(args)))
 
     worker = commands.add_parser(

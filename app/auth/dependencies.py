@@ -12,8 +12,9 @@ from app.core import request_context
 from app.core.deps import SettingsDep
 from app.core.security import AccessTokenPayload, decode_access_token
 from app.errors import Forbidden, Unauthorized
-from app.models import ROLE_ADMIN, User
+from app.models import User
 from app.users.repository import UserRepo
+from app.users.roles import Role
 
 _bearer = HTTPBearer(auto_error=False, description="The access token from POST /api/login.")
 
@@ -51,7 +52,7 @@ CurrentUser = Annotated[User, Depends(current_user)]
 
 
 async def admin_user(user: CurrentUser) -> User:
-    if ROLE_ADMIN not in user.effective_roles:
+    if Role.ADMIN not in user.effective_roles:
         raise Forbidden("This needs the ROLE_ADMIN role.")
     return user
 

@@ -15,6 +15,7 @@ from app.core.clock import utc_now
 from app.core.security import PasswordHasher, create_access_token, hash_token, new_opaque_token
 from app.errors import Forbidden, Unauthorized, ValidationFailed
 from app.models import PasswordResetToken, User
+from app.notifications.kinds import OutboxKind
 from app.notifications.outbox import enqueue
 from app.users.repository import UserRepository, normalize_roles
 
@@ -113,13 +114,12 @@ async def change_password(
 # Password reset. The request only records "send a reset link to this address" (the same work whether or
 # not the address has an account: no enumeration, by answer or by timing); the worker looks the account up
 # and mints the token when it sends the email, so the raw token is never stored, not even in the outbox.
-PASSWORD_RESET_EMAIL = "email.password_reset"
 RESET_EMAIL_INTERVAL = timedelta(minutes=1)
 
 
 async def forgot_password(session: AsyncSession, email: str, client: str, *, throttle: Throttle) -> None:
     await throttle.hit(throttle.limits.password_forgot, client)
-    enqueue(session, PASSWORD_RESET_EMAIL, {"email": email.strip().lower()})
+    enqueue(session, OutboxKind.EMAIL_PASSWORD_RESET, {"email": email.strip().lower()})
 
 
 async def issue_reset_token(session: AsyncSession, user_id: int, settings: Settings) -> str | None:

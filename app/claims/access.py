@@ -13,7 +13,8 @@ from app.auth.dependencies import CurrentUser
 from app.core.db import SessionDep
 from app.core.ids import DIGITS_ONLY, MAX_ID
 from app.errors import NotFound
-from app.models import ROLE_ADMIN, Claim, User
+from app.models import Claim, User
+from app.users.roles import Role
 
 CUSTOMER = "customer"
 SUPPLIER = "supplier"
@@ -22,7 +23,7 @@ ADMIN = "admin"
 
 def visible_claims(user: User) -> Select[Claim]:
     statement = select(Claim)
-    if ROLE_ADMIN in user.effective_roles:
+    if Role.ADMIN in user.effective_roles:
         return statement
     return statement.where(or_(Claim.customer_id == user.id, Claim.supplier_id == user.id))
 
@@ -38,7 +39,7 @@ def participating_claims(user: User) -> Select[Claim]:
 
 def may_see(user: User, customer_id: int, supplier_id: int | None) -> bool:
     """The rule of `visible_claims`, for a claim whose parties are already loaded (the hub's sweep)."""
-    return ROLE_ADMIN in user.effective_roles or user.id in (customer_id, supplier_id)
+    return Role.ADMIN in user.effective_roles or user.id in (customer_id, supplier_id)
 
 
 def is_participant(user: User, claim: Claim) -> bool:
@@ -52,7 +53,7 @@ def claim_roles(user: User, claim: Claim) -> set[str]:
         roles.add(CUSTOMER)
     if user.id == claim.supplier_id:
         roles.add(SUPPLIER)
-    if ROLE_ADMIN in user.effective_roles:
+    if Role.ADMIN in user.effective_roles:
         roles.add(ADMIN)
     return roles
 
@@ -72,7 +73,7 @@ async def get_visible_claim(session: AsyncSession, user: User, claim_id: int) ->
     """The claim, if the user may see it; 404 alike for a missing claim and one of other people."""
     if not 1 <= claim_id <= MAX_ID:
         raise not_found()
-    statement = _ANY_CLAIM if ROLE_ADMIN in user.effective_roles else _PARTY_CLAIM
+    statement = _ANY_CLAIM if Role.ADMIN in user.effective_roles else _PARTY_CLAIM
     claim = await session.scalar(statement, {"claim_id": claim_id, "user_id": user.id})
     if claim is None:
         raise not_found()

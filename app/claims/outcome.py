@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.claims.status import ClaimStatus
 from app.core.clock import utc_today
 from app.models import Claim
 from app.products import extensions
@@ -27,20 +28,22 @@ class Resolution:
 NONE = Resolution()
 
 
-async def settle(session: AsyncSession, claim: Claim, target: str, resolution: Resolution) -> None:
+async def settle(session: AsyncSession, claim: Claim, target: ClaimStatus, resolution: Resolution) -> None:
     """Apply the outcome side of the claim's move from its current status to `target` (checked)."""
-    if target == "resolved":
+    if target == ClaimStatus.RESOLVED:
         claim.outcome, claim.outcome_note = resolution.outcome, resolution.note
         if resolution.new_warranty_months is not None:
             await extensions.extend(session, claim, resolution.new_warranty_months, utc_today())
-    elif claim.status == "resolved" and target == "in_progress":  # reopened: the resolution is undone
+    elif (
+        claim.status == ClaimStatus.RESOLVED and target == ClaimStatus.IN_PROGRESS
+    ):  # reopened: the resolution is undone
         claim.outcome = claim.outcome_note = None
         await extensions.withdraw(session, claim)
 
 
-async def recorded(session: AsyncSession, claim: Claim, target: str) -> dict[str, Any]:
+async def recorded(session: AsyncSession, claim: Claim, target: ClaimStatus) -> dict[str, Any]:
     """The outcome a resolution recorded, as webhooks show it, for the timeline; nothing for other moves
     or a resolution without an outcome."""
-    if target != "resolved" or claim.outcome is None:
+    if target != ClaimStatus.RESOLVED or claim.outcome is None:
         return {}
     return payloads.outcome(claim, await extensions.of_claim(session, claim.id))

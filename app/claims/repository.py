@@ -11,6 +11,7 @@ from fastapi import Depends
 from sqlalchemy import ColumnElement, Select, bindparam, func, select, tuple_
 from sqlalchemy.exc import IntegrityError
 
+from app.claims.status import ClaimStatus
 from app.core.counts import message_count_of_claim, row_count
 from app.core.pagination import KeyKind
 from app.core.repository import Repository
@@ -104,7 +105,9 @@ class ClaimRepository(Repository):
 
     async def has_active_claim(self, product_id: int) -> bool:
         found = await self.session.scalar(
-            select(Claim.id).where(Claim.product_id == product_id, Claim.status != "closed").limit(1)
+            select(Claim.id)
+            .where(Claim.product_id == product_id, Claim.status != ClaimStatus.CLOSED)
+            .limit(1)
         )
         return found is not None
 

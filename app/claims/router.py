@@ -19,11 +19,11 @@ from app.claims.schemas import (
     ClaimListItem,
     ClaimMessage,
     ClaimProduct,
-    ClaimStatus,
     StatusChange,
     SupplierAssign,
 )
 from app.claims.scopes import CLAIMS_ALL, PRODUCTS_ALL, USERS_ALL, claims_of
+from app.claims.status import ClaimStatus, ClaimStatusName
 from app.core.cached_pages import CachedPages
 from app.core.db import SessionDep
 from app.core.deps import SettingsDep
@@ -40,7 +40,7 @@ router = APIRouter(prefix="/api", tags=["claims"])
 
 
 async def claim_filter(
-    status: Annotated[ClaimStatus | None, Query(description="Only claims in this status.")] = None,
+    status: Annotated[ClaimStatusName | None, Query(description="Only claims in this status.")] = None,
     product_id: Annotated[int | None, Query(alias="productId", ge=1, le=MAX_ID), DIGITS_ONLY] = None,
 ) -> ClaimFilter:
     return ClaimFilter(status=status, product_id=product_id)
@@ -181,7 +181,7 @@ async def change_status(
     only with an outcome, and the months only with repaired or replaced (else 400 VALIDATION_FAILED,
     checked with the body, before who may make the move). A reopen removes the outcome and the extension."""
     resolution = Resolution(body.outcome, body.outcome_note, body.new_warranty_months)
-    await service.change_status(claim, body.status, user, claims=claims, resolution=resolution)
+    await service.change_status(claim, ClaimStatus(body.status), user, claims=claims, resolution=resolution)
     return await _detail(claim, claims)
 
 

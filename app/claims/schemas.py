@@ -6,11 +6,11 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 
+from app.claims.status import ClaimStatusName
 from app.core.ids import MAX_ID
 from app.core.schemas import IsoUtc, RequestModel, ResponseModel
 from app.products.schemas import Months, WarrantyExtensionOut
 
-ClaimStatus = Literal["open", "in_progress", "resolved", "closed"]
 ClaimOutcome = Literal["repaired", "replaced", "refunded", "rejected"]
 EXTENDING_OUTCOMES = ("repaired", "replaced")  # the outcomes that may give the item a new warranty
 
@@ -40,7 +40,7 @@ class StatusChange(RequestModel):
         }
     )
 
-    status: ClaimStatus
+    status: ClaimStatusName
     outcome: ClaimOutcome | None = Field(default=None, description="How the claim was resolved.")
     outcome_note: str | None = Field(
         default=None, min_length=1, max_length=5000, description="What was done, for the customer."
@@ -78,7 +78,7 @@ class ClaimListItem(ResponseModel):
     product_brand: str
     customer_id: int
     customer_email: str
-    status: ClaimStatus
+    status: ClaimStatusName
     description: str
     created_at: IsoUtc
     message_count: int
@@ -101,7 +101,7 @@ class ClaimMessage(ResponseModel):
 
 class ClaimDetail(ResponseModel):
     id: int
-    status: ClaimStatus
+    status: ClaimStatusName
     description: str
     product: ClaimProduct
     product_id: int

@@ -8,14 +8,16 @@ from app.claims import outcome, transitions
 from app.claims.access import ADMIN, claim_roles
 from app.claims.repository import ClaimRepository, already_active
 from app.claims.scopes import MESSAGES_ALL, PRODUCTS_ALL, claim_scopes, messages_of, products_of
+from app.claims.status import ClaimStatus
 from app.core.cache import invalidate
 from app.core.clock import iso_utc_z, utc_now
 from app.errors import Forbidden, NotFound, ValidationFailed
 from app.messages import recipient_reads
-from app.models import ROLE_SUPPLIER, Claim, User
+from app.models import Claim, User
 from app.notifications import triggers
 from app.realtime.events import publish, status_topic
 from app.timeline.record import TimelineKind, add_to_timeline
+from app.users.roles import Role
 
 
 async def open_claim(customer: User, product_id: int, description: str, *, claims: ClaimRepository) -> Claim:
@@ -27,7 +29,9 @@ async def open_claim(customer: User, product_id: int, description: str, *, claim
     if await claims.has_active_claim(product.id):
         raise already_active()
     claim = await claims.add(
-        Claim(product_id=product.id, customer_id=customer.id, status="open", description=description)
+        Claim(
+            product_id=product.id, customer_id=customer.id, status=ClaimStatus.OPEN, description=description
+        )
     )
     add_to_timeline(claims.session, claim, TimelineKind.CLAIM_CREATED, customer, status=claim.status)
     await triggers.claim_opened(claims.session, claim)
@@ -37,7 +41,7 @@ async def open_claim(customer: User, product_id: int, description: str, *, claim
 
 async def change_status(
     claim: Claim,
-    target: str,
+    target: ClaimStatus,
     actor: User,
     *,
     claims: ClaimRepository,
@@ -56,10 +60,10 @@ async def close_claim(claim: Claim, actor: User, *, claims: ClaimRepository) -> 
     for a claim that is not resolved (closed included)."""
     await claims.lock(claim)
     transitions.check_close(claim.status, claim_roles(actor, claim))
-    return await _apply(claim, "closed", actor, claims)
+    return await _apply(claim, ClaimStatus.CLOSED, actor, claims)
 
 
-async def _apply(claim: Claim, target: str, actor: User, claims: ClaimRepository) -> Claim:
+async def _apply(claim: Claim, target: ClaimStatus, actor: User, claims: ClaimRepository) -> Claim:
     session = claims.session
     former, claim.status = claim.status, target
     claim.updated_at = utc_now()
@@ -89,7 +93,7 @@ async def assign_supplier(
     await claims.lock(claim)
     if supplier_id is not None:
         supplier = next(iter(await claims.users(supplier_id)), None)
-        if supplier is None or ROLE_SUPPLIER not in supplier.effective_roles:
+        if supplier is None or Role.SUPPLIER not in supplier.effective_roles:
             raise ValidationFailed.field("supplierId", "must be the id of a user with ROLE_SUPPLIER")
         if supplier.id == claim.customer_id:
             raise ValidationFailed.field("supplierId", "the claim's customer cannot be its supplier")

@@ -5,17 +5,20 @@ claim at all, 404, is checked before, by app.claims.access.)"""
 from __future__ import annotations
 
 from app.claims.access import ADMIN, CUSTOMER, SUPPLIER
+from app.claims.status import ClaimStatus
 from app.errors import Conflict, Forbidden
 
-MOVES: dict[tuple[str, str], frozenset[str]] = {
-    ("open", "in_progress"): frozenset({SUPPLIER, ADMIN}),
-    ("in_progress", "resolved"): frozenset({SUPPLIER, ADMIN}),
-    ("resolved", "in_progress"): frozenset({CUSTOMER, SUPPLIER, ADMIN}),  # reopen
-    ("resolved", "closed"): frozenset({CUSTOMER, ADMIN}),
+OPEN, IN_PROGRESS, RESOLVED, CLOSED = ClaimStatus
+
+MOVES: dict[tuple[ClaimStatus, ClaimStatus], frozenset[str]] = {
+    (OPEN, IN_PROGRESS): frozenset({SUPPLIER, ADMIN}),
+    (IN_PROGRESS, RESOLVED): frozenset({SUPPLIER, ADMIN}),
+    (RESOLVED, IN_PROGRESS): frozenset({CUSTOMER, SUPPLIER, ADMIN}),  # reopen
+    (RESOLVED, CLOSED): frozenset({CUSTOMER, ADMIN}),
 }
 
 
-def check_move(current: str, target: str, actor_roles: set[str]) -> None:
+def check_move(current: ClaimStatus, target: ClaimStatus, actor_roles: set[str]) -> None:
     """403 when the move exists but none of the actor's roles in the claim may make it; 409
     INVALID_STATUS_TRANSITION when there is no such move."""
     allowed = MOVES.get((current, target))
@@ -34,11 +37,11 @@ def _who(roles: frozenset[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
-def check_close(current: str, actor_roles: set[str]) -> None:
+def check_close(current: ClaimStatus, actor_roles: set[str]) -> None:
     """Close: 403 for who may never close (the supplier), then 409 CLAIM_NOT_RESOLVED unless resolved."""
-    if not MOVES[("resolved", "closed")] & actor_roles:
+    if not MOVES[(RESOLVED, CLOSED)] & actor_roles:
         raise Forbidden("Only the claim's customer or an admin may close it.")
-    if current != "resolved":
+    if current != RESOLVED:
         raise Conflict(
             f"Only a resolved claim can be closed; this one is {current}.", code="CLAIM_NOT_RESOLVED"
         )

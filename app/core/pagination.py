@@ -27,7 +27,8 @@ from pydantic import BaseModel, Field, TypeAdapter
 
 from app.auth.dependencies import CurrentUser
 from app.errors import ValidationFailed
-from app.models import ROLE_ADMIN, User
+from app.models import User
+from app.users.roles import Role
 
 ABSOLUTE_MAX_LIMIT = 100
 DEFAULT_LIMIT = 20
@@ -149,7 +150,7 @@ def _unb64(text: str) -> bytes:
 
 
 def role_max_limit(user: User) -> int:
-    return ROLE_MAX_LIMIT["ADMIN"] if ROLE_ADMIN in user.effective_roles else ROLE_MAX_LIMIT["CUSTOMER"]
+    return ROLE_MAX_LIMIT["ADMIN"] if Role.ADMIN in user.effective_roles else ROLE_MAX_LIMIT["CUSTOMER"]
 
 
 def _parse_positive(raw: str | None, default: int, code: str, name: str) -> int:

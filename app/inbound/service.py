@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.claims.status import ClaimStatus
 from app.config import Settings
 from app.core.ids import MAX_ID
 from app.core.storage import Storage
@@ -90,7 +91,7 @@ async def receive(
     # Participants only; not admins: a forged From of an admin must not reach every claim.
     if sender.id not in (claim.customer_id, claim.supplier_id):
         raise Forbidden("The sender is not a participant of this claim.")
-    if claim.status == "closed":
+    if claim.status == ClaimStatus.CLOSED:
         return _ignored_on(session, claim, email, "claim_closed", sender)
     return await _post(session, storage, settings, email, claim, sender, keys)
 

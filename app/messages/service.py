@@ -10,6 +10,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.claims.scopes import MESSAGES_ALL, claim_scopes, messages_of
+from app.claims.status import ClaimStatus
 from app.config import Settings
 from app.core.cache import invalidate
 from app.core.clock import iso_utc_z
@@ -56,7 +57,9 @@ async def post_message(
     Records the `new_message` event, the notifications of the other participants and the cache
     invalidations in the same transaction.
     """
-    if claim.status == "closed":  # an early answer; the locked read at the end is the one that counts
+    if (
+        claim.status == ClaimStatus.CLOSED
+    ):  # an early answer; the locked read at the end is the one that counts
         raise claim_closed()
     text = text.strip()
     if len(text) > MAX_MESSAGE_LENGTH:
@@ -95,7 +98,7 @@ async def _ensure_open(session: AsyncSession, claim: Claim) -> None:
     # transaction rolls back with everything it wrote); one that comes later waits for our commit. So no
     # message lands in a closed claim.
     status = await session.scalar(_LOCKED_STATUS, {"claim_id": claim.id})
-    if status is None or status == "closed":
+    if status is None or status == ClaimStatus.CLOSED:
         raise claim_closed()
 
 

@@ -14,12 +14,13 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.core.clock import utc_now
 from app.models import OutboxItem
+from app.notifications.states import OutboxState
 
 log = logging.getLogger("warranty.metrics")
 
 _BACKLOG = (
     select(OutboxItem.status, func.count(), func.min(OutboxItem.created_at))
-    .where(OutboxItem.status.in_(("pending", "failed")))
+    .where(OutboxItem.status.in_((OutboxState.PENDING, OutboxState.FAILED)))
     .group_by(OutboxItem.status)
 )
 
@@ -49,6 +50,8 @@ async def read_backlog(sessions: async_sessionmaker[AsyncSession]) -> Backlog | 
         log.warning("metrics: reading the outbox backlog failed", exc_info=True)
         return None
     by_status = {status: (count, oldest) for status, count, oldest in rows}
-    pending, oldest = by_status.get("pending", (0, None))
+    pending, oldest = by_status.get(OutboxState.PENDING, (0, None))
     age = max(0.0, (utc_now() - oldest).total_seconds()) if oldest is not None else 0.0
-    return Backlog(pending=pending, failed=by_status.get("failed", (0, None))[0], oldest_pending_age=age)
+    return Backlog(
+        pending=pending, failed=by_status.get(OutboxState.FAILED, (0, None))[0], oldest_pending_age=age
+    )

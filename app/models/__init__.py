@@ -3,7 +3,7 @@
 from app.models.base import Base
 from app.models.cache import CacheInvalidation
 from app.models.calendar import CalendarFeed
-from app.models.claim import CLAIM_STATUSES, Claim, Message, MessageRead
+from app.models.claim import Claim, Message, MessageRead
 from app.models.counts import ProductExpiryCount, RowCount
 from app.models.event import Event
 from app.models.inbound import InboundDelivery
@@ -11,16 +11,7 @@ from app.models.outbox import OutboxItem
 from app.models.product import ExpiryAlert, Product, Receipt, WarrantyExtension
 from app.models.throttle import ThrottleHit
 from app.models.timeline import ClaimEvent
-from app.models.user import (
-    ROLE_ADMIN,
-    ROLE_SUPPLIER,
-    ROLE_USER,
-    ROLES,
-    DeviceToken,
-    PasswordResetToken,
-    RefreshToken,
-    User,
-)
+from app.models.user import DeviceToken, PasswordResetToken, RefreshToken, User
 from app.models.webhook import WebhookDelivery, WebhookEndpoint
 
 # Ids are never given again after a delete: SQLite hands out max(id) + 1 unless the table says
@@ -29,11 +20,6 @@ for _table in Base.metadata.tables.values():
     _table.dialect_kwargs["sqlite_autoincrement"] = True
 
 __all__ = [
-    "CLAIM_STATUSES",
-    "ROLES",
-    "ROLE_ADMIN",
-    "ROLE_SUPPLIER",
-    "ROLE_USER",
     "Base",
     "CacheInvalidation",
     "CalendarFeed",

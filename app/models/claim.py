@@ -5,10 +5,9 @@ from datetime import datetime
 from sqlalchemy import ForeignKey, Index, Integer, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.core.types import UtcDateTime
+from app.claims.status import ClaimStatus
+from app.core.types import StrEnumColumn, UtcDateTime
 from app.models.base import Base, CreatedAt, Timestamps
-
-CLAIM_STATUSES = ("open", "in_progress", "resolved", "closed")
 
 
 class Claim(Timestamps, Base):
@@ -33,7 +32,7 @@ class Claim(Timestamps, Base):
     product_id: Mapped[int] = mapped_column(ForeignKey("products.id", ondelete="CASCADE"), index=True)
     customer_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     supplier_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
-    status: Mapped[str] = mapped_column(String(16), default="open")
+    status: Mapped[ClaimStatus] = mapped_column(StrEnumColumn(ClaimStatus, 16), default=ClaimStatus.OPEN)
     description: Mapped[str] = mapped_column(Text)
     # How the claim was resolved (repaired, replaced, refunded, rejected); null until then and after a reopen.
     outcome: Mapped[str | None] = mapped_column(String(16))

@@ -7,10 +7,10 @@ from sqlalchemy import JSON, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.clock import utc_now
-from app.core.types import BigIntPK, UtcDateTime
+from app.core.types import BigIntPK, StrEnumColumn, UtcDateTime
 from app.models.base import Base, CreatedAt
-
-OUTBOX_STATUSES = ("pending", "done", "failed", "skipped")
+from app.notifications.kinds import OutboxKind
+from app.notifications.states import OutboxState
 
 
 class OutboxItem(CreatedAt, Base):
@@ -20,9 +20,10 @@ class OutboxItem(CreatedAt, Base):
     __table_args__ = (Index("ix_outbox_status_next_attempt", "status", "next_attempt_at"),)
 
     id: Mapped[int] = mapped_column(BigIntPK, primary_key=True)
-    kind: Mapped[str] = mapped_column(String(32))
+    # A kind no handler knows any more reads back as the plain string (the worker reports it).
+    kind: Mapped[str] = mapped_column(StrEnumColumn(OutboxKind, 32, lenient=True))
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
-    status: Mapped[str] = mapped_column(String(16), default="pending")
+    status: Mapped[OutboxState] = mapped_column(StrEnumColumn(OutboxState, 16), default=OutboxState.PENDING)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     next_attempt_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utc_now)
     locked_until: Mapped[datetime | None] = mapped_column(UtcDateTime)

@@ -2,16 +2,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, text
+from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.core.types import UtcDateTime
+from app.core.types import StrEnumColumn, StrEnumList, UtcDateTime
 from app.models.base import Base, CreatedAt, Timestamps
-
-ROLE_USER = "ROLE_USER"
-ROLE_SUPPLIER = "ROLE_SUPPLIER"
-ROLE_ADMIN = "ROLE_ADMIN"
-ROLES = (ROLE_USER, ROLE_SUPPLIER, ROLE_ADMIN)
+from app.notifications.platforms import Platform
+from app.users.roles import Role
 
 
 class User(Timestamps, Base):
@@ -23,7 +20,7 @@ class User(Timestamps, Base):
     email: Mapped[str] = mapped_column(String(255), unique=True)
     name: Mapped[str] = mapped_column(String(255))
     password_hash: Mapped[str] = mapped_column(String(255))
-    roles: Mapped[list[str]] = mapped_column(JSON, default=lambda: [ROLE_USER])
+    roles: Mapped[list[Role]] = mapped_column(StrEnumList(Role), default=lambda: [Role.USER])
     street: Mapped[str | None] = mapped_column(String(255))
     postal_code: Mapped[str | None] = mapped_column(String(32))
     city: Mapped[str | None] = mapped_column(String(100))
@@ -36,16 +33,16 @@ class User(Timestamps, Base):
     credential_version: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
 
     @property
-    def effective_roles(self) -> set[str]:
+    def effective_roles(self) -> set[Role]:
         """The role hierarchy: ADMIN > SUPPLIER > USER."""
-        roles = set(self.roles) | {ROLE_USER}
-        if ROLE_ADMIN in roles:
-            roles.add(ROLE_SUPPLIER)
+        roles = set(self.roles) | {Role.USER}
+        if Role.ADMIN in roles:
+            roles.add(Role.SUPPLIER)
         return roles
 
     @property
     def is_admin(self) -> bool:
-        return ROLE_ADMIN in self.roles
+        return Role.ADMIN in self.roles
 
 
 class RefreshToken(CreatedAt, Base):
@@ -77,4 +74,4 @@ class DeviceToken(CreatedAt, Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     token: Mapped[str] = mapped_column(Text, unique=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
-    platform: Mapped[str] = mapped_column(String(16))
+    platform: Mapped[Platform] = mapped_column(StrEnumColumn(Platform, 16))

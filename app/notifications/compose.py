@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.claims.status import ClaimStatus
 from app.config import Settings
 from app.core.storage import Storage
 from app.errors import NotFound
@@ -20,7 +21,12 @@ from app.notifications.worker import Skipped
 
 log = logging.getLogger(__name__)
 
-STATUS_LABELS = {"open": "Open", "in_progress": "In progress", "resolved": "Resolved", "closed": "Closed"}
+STATUS_LABELS: dict[str, str] = {
+    ClaimStatus.OPEN: "Open",
+    ClaimStatus.IN_PROGRESS: "In progress",
+    ClaimStatus.RESOLVED: "Resolved",
+    ClaimStatus.CLOSED: "Closed",
+}
 OUTCOME_LABELS = {
     "repaired": "Repaired",
     "replaced": "Replaced",

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.auth.service import PASSWORD_RESET_EMAIL, issue_reset_token
+from app.auth.service import issue_reset_token
 from app.config import Settings
 from app.core.security import hash_token
 from app.core.storage import Storage
@@ -17,6 +17,7 @@ from app.core.storage_backend import create_storage
 from app.models import DeviceToken, PasswordResetToken, User
 from app.notifications import compose, expiry
 from app.notifications.email import Email, MailSender, build_message, mail_sender
+from app.notifications.kinds import OutboxKind
 from app.notifications.push import PushNotification, PushSender, PushTarget, push_sender
 from app.notifications.render import render
 from app.notifications.worker import Handler, OutboxWorker
@@ -45,13 +46,15 @@ class Delivery:
     def handlers(self) -> dict[str, Handler]:
         settings, storage = self.settings, self.storage
         return {
-            "email.claim_message": self._email(lambda s, p: compose.message_email(s, p, settings, storage)),
-            "push.claim_message": self._push(compose.message_push),
-            "email.claim_status": self._email(lambda s, p: compose.status_email(s, p, settings)),
-            "push.claim_status": self._push(compose.status_push),
-            "email.expiry_alert": self._email(lambda s, p: expiry.expiry_email(s, p, settings)),
-            "push.expiry_alert": self._push(expiry.expiry_push),
-            PASSWORD_RESET_EMAIL: self._password_reset,
+            OutboxKind.EMAIL_CLAIM_MESSAGE: self._email(
+                lambda s, p: compose.message_email(s, p, settings, storage)
+            ),
+            OutboxKind.PUSH_CLAIM_MESSAGE: self._push(compose.message_push),
+            OutboxKind.EMAIL_CLAIM_STATUS: self._email(lambda s, p: compose.status_email(s, p, settings)),
+            OutboxKind.PUSH_CLAIM_STATUS: self._push(compose.status_push),
+            OutboxKind.EMAIL_EXPIRY_ALERT: self._email(lambda s, p: expiry.expiry_email(s, p, settings)),
+            OutboxKind.PUSH_EXPIRY_ALERT: self._push(expiry.expiry_push),
+            OutboxKind.EMAIL_PASSWORD_RESET: self._password_reset,
         }
 
     def _email(self, composer: EmailComposer) -> Handler:

@@ -23,6 +23,7 @@ from app.config import Settings
 from app.core.clock import utc_now, utc_today
 from app.models import ExpiryAlert, Product, User
 from app.notifications.email import Email
+from app.notifications.kinds import OutboxKind
 from app.notifications.outbox import enqueue
 from app.notifications.push import PushNotification
 from app.notifications.render import render
@@ -101,9 +102,9 @@ async def _alert(session: AsyncSession, rows: list[Any], thresholds: list[int], 
             "recipientId": row.owner_id,
         }
         if row.email_notifications_enabled:
-            enqueue(session, "email.expiry_alert", payload)
+            enqueue(session, OutboxKind.EMAIL_EXPIRY_ALERT, payload)
         if row.notifications_enabled:
-            enqueue(session, "push.expiry_alert", payload)
+            enqueue(session, OutboxKind.PUSH_EXPIRY_ALERT, payload)
         days_left = (row.warranty_expires_on - today).days
         announced.append(payloads.expiring_product(row, smallest[row.id], days_left))
     await webhooks.record(session, "product.warranty_expiring", *announced)

@@ -11,18 +11,20 @@ from app.core import request_context
 from app.core.clock import utc_now
 from app.core.db import on_commit
 from app.models import OutboxItem
+from app.notifications.kinds import OutboxKind
+from app.notifications.states import OutboxState
 
 # Set by the app on every session it makes (sessionmaker info): wakes the worker after a commit.
 OUTBOX_WAKE = "outbox_wake"
 
 
-def enqueue(session: AsyncSession, kind: str, payload: dict[str, Any]) -> OutboxItem:
+def enqueue(session: AsyncSession, kind: OutboxKind, payload: dict[str, Any]) -> OutboxItem:
     """Record one notification to deliver (`kind` names the worker's handler), with the id of the request
     that causes it, if any."""
     item = OutboxItem(
         kind=kind,
         payload=payload,
-        status="pending",
+        status=OutboxState.PENDING,
         attempts=0,
         next_attempt_at=utc_now(),
         request_id=request_context.request_id(),

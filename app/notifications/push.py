@@ -21,12 +21,13 @@ import httpx
 
 from app.config import Settings
 from app.core import request_context
+from app.notifications.platforms import Platform
 
 log = logging.getLogger(__name__)
 
 # gorush platform numbers. Web tokens are FCM registration tokens, so they go the Android (FCM) way.
 IOS, ANDROID = 1, 2
-GORUSH_PLATFORMS = {"ios": IOS, "android": ANDROID, "web": ANDROID}
+GORUSH_PLATFORMS: dict[str, int] = {Platform.IOS: IOS, Platform.ANDROID: ANDROID, Platform.WEB: ANDROID}
 
 # What gorush logs for a token that will never work again, lower-cased: APNs reasons (410 Unregistered
 # and ExpiredToken, 400 BadDeviceToken) and the FCM HTTP v1 messages for UNREGISTERED and for a token

@@ -14,10 +14,14 @@ from app.core.repository import Repository
 from app.errors import Conflict, NotFound
 from app.models import DeviceToken, OutboxItem
 from app.notifications.outbox import wake_worker
+from app.notifications.platforms import Platform
+from app.notifications.states import OutboxState
 
 
 class DeviceTokenRepository(Repository):
-    async def register(self, user_id: int, token: str, platform: str, *, max_per_user: int) -> DeviceToken:
+    async def register(
+        self, user_id: int, token: str, platform: Platform, *, max_per_user: int
+    ) -> DeviceToken:
         """Register `token` for `user_id`; a token already known (maybe another user's: the device changed
         hands) moves to this user. Beyond `max_per_user` tokens, the least recently registered go."""
         existing = await self._get(token)
@@ -92,12 +96,12 @@ class OutboxRepository(Repository):
         item = await self.session.get(OutboxItem, item_id) if 1 <= item_id <= MAX_BIGINT_ID else None
         if item is None:
             raise NotFound("No such notification.")
-        if item.status != "failed":
+        if item.status != OutboxState.FAILED:
             raise Conflict(
                 f"Only failed notifications can be retried; this one is {item.status}.",
                 code="NOTIFICATION_NOT_FAILED",
             )
-        item.status, item.attempts, item.next_attempt_at = "pending", 0, utc_now()
+        item.status, item.attempts, item.next_attempt_at = OutboxState.PENDING, 0, utc_now()
         item.locked_until = None
         await self.session.flush()
         self._wake_worker()
@@ -108,8 +112,8 @@ class OutboxRepository(Repository):
         how many. One statement, whatever their number."""
         statement = (
             update(OutboxItem)
-            .where(OutboxItem.status == "failed")
-            .values(status="pending", attempts=0, next_attempt_at=utc_now(), locked_until=None)
+            .where(OutboxItem.status == OutboxState.FAILED)
+            .values(status=OutboxState.PENDING, attempts=0, next_attempt_at=utc_now(), locked_until=None)
             .execution_options(synchronize_session=False)
         )
         if kind is not None:

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.config import Settings
 from app.core.clock import utc_now
 from app.models import OutboxItem
+from app.notifications.states import OutboxState
 
 BATCH = 500  # rows per delete
 
@@ -23,11 +24,11 @@ def expired(settings: Settings) -> ColumnElement[bool]:
     now = utc_now()
     return or_(
         and_(
-            OutboxItem.status.in_(("done", "skipped")),
+            OutboxItem.status.in_((OutboxState.DONE, OutboxState.SKIPPED)),
             OutboxItem.done_at < now - timedelta(days=settings.outbox_retention_days),
         ),
         and_(
-            OutboxItem.status == "failed",
+            OutboxItem.status == OutboxState.FAILED,
             OutboxItem.next_attempt_at < now - timedelta(days=settings.outbox_failed_retention_days),
         ),
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 from urllib.parse import quote
 
 from fastapi import APIRouter, Path, Query, Request, Response, status
@@ -13,6 +13,7 @@ from app.core.ids import DIGITS_ONLY
 from app.core.openapi import errors
 from app.core.pagination import Page, Pagination, build_page
 from app.models import DeviceToken, OutboxItem
+from app.notifications.platforms import Platform
 from app.notifications.repository import DeviceTokenRepo, OutboxRepo
 from app.notifications.schemas import (
     BulkRetried,
@@ -21,6 +22,7 @@ from app.notifications.schemas import (
     DeviceTokenOut,
     NotificationItem,
 )
+from app.notifications.states import OutboxStateName
 
 router = APIRouter(prefix="/api", tags=["notifications"])
 
@@ -38,7 +40,7 @@ async def register_device_token(
     another's: the device changed hands) moves it to the caller. Always 201. A user keeps at most
     `WARRANTY_MAX_DEVICE_TOKENS_PER_USER` (20) tokens: beyond, the least recently registered is dropped."""
     token = await tokens.register(
-        user.id, body.token, body.platform, max_per_user=settings.max_device_tokens_per_user
+        user.id, body.token, Platform(body.platform), max_per_user=settings.max_device_tokens_per_user
     )
     response.headers["Location"] = f"/api/device-tokens/{quote(token.token, safe='')}"
     return token
@@ -64,7 +66,7 @@ async def list_notifications(
     _admin: AdminUser,
     page: Pagination,
     outbox: OutboxRepo,
-    status: Literal["pending", "done", "failed", "skipped"] | None = Query(
+    status: OutboxStateName | None = Query(
         default=None, description="Only notifications in this state (all when absent)."
     ),
 ) -> dict[str, object]:

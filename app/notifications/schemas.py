@@ -7,9 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StringConstraints
 
 from app.core.schemas import IsoUtc, RequestModel, ResponseModel
-
-Platform = Literal["ios", "android", "web"]
-
+from app.notifications.platforms import PlatformName
 
 # FCM registration tokens, APNs hex tokens and web push endpoints are printable and hold no space: a token
 # with a control character or whitespace is no device's, and could not be named again in a DELETE path.
@@ -22,7 +20,7 @@ DeviceTokenText = Annotated[
 
 class DeviceTokenIn(RequestModel):
     token: DeviceTokenText = Field(examples=["fcm-registration-token-or-apns-hex-token"])
-    platform: Platform
+    platform: PlatformName
 
 
 class DeviceTokenOut(ResponseModel):

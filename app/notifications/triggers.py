@@ -16,7 +16,9 @@ from collections.abc import Iterable
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.claims.status import ClaimStatus
 from app.models import Claim, Message, User
+from app.notifications.kinds import OutboxKind
 from app.notifications.outbox import enqueue
 from app.products import extensions
 from app.webhooks import events as webhooks
@@ -32,12 +34,18 @@ def recipients(participants: Iterable[User | None], actor: User | None) -> list[
     return list(seen.values())
 
 
-def _fan_out(session: AsyncSession, event: str, payload: dict[str, object], to: Iterable[User]) -> None:
+def _fan_out(
+    session: AsyncSession,
+    kinds: tuple[OutboxKind, OutboxKind],
+    payload: dict[str, object],
+    to: Iterable[User],
+) -> None:
+    email, push = kinds
     for user in to:
         if user.email_notifications_enabled:
-            enqueue(session, f"email.{event}", {**payload, "recipientId": user.id})
+            enqueue(session, email, {**payload, "recipientId": user.id})
         if user.notifications_enabled:
-            enqueue(session, f"push.{event}", {**payload, "recipientId": user.id})
+            enqueue(session, push, {**payload, "recipientId": user.id})
 
 
 async def claim_opened(session: AsyncSession, claim: Claim) -> None:
@@ -47,7 +55,12 @@ async def claim_opened(session: AsyncSession, claim: Claim) -> None:
 async def message_posted(
     session: AsyncSession, message: Message, sender: User | None, to: Iterable[User]
 ) -> None:
-    _fan_out(session, "claim_message", {"messageId": message.id, "claimId": message.claim_id}, to)
+    _fan_out(
+        session,
+        (OutboxKind.EMAIL_CLAIM_MESSAGE, OutboxKind.PUSH_CLAIM_MESSAGE),
+        {"messageId": message.id, "claimId": message.claim_id},
+        to,
+    )
     data = {"message": payloads.message(message, sender), "claimId": message.claim_id}
     await webhooks.record(session, "message.created", data)
 
@@ -57,9 +70,9 @@ async def status_changed(
 ) -> None:
     resolution = payloads.outcome(claim, await extensions.of_claim(session, claim.id))
     news: dict[str, object] = {"claimId": claim.id, "status": claim.status}
-    if claim.status == "resolved" and claim.outcome is not None:
+    if claim.status == ClaimStatus.RESOLVED and claim.outcome is not None:
         news |= resolution  # the resolution's email tells the outcome
-    _fan_out(session, "claim_status", news, to)
+    _fan_out(session, (OutboxKind.EMAIL_CLAIM_STATUS, OutboxKind.PUSH_CLAIM_STATUS), news, to)
     data = {
         "claim": payloads.claim(claim) | resolution,
         "previousStatus": previous,

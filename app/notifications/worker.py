@@ -36,6 +36,7 @@ from app.core.background import pause
 from app.core.clock import utc_now, utc_today
 from app.models import OutboxItem
 from app.notifications.retention import prune_outbox
+from app.notifications.states import OutboxState
 from app.timeline.record import notification_finished
 
 log = logging.getLogger(__name__)
@@ -140,7 +141,7 @@ class OutboxWorker:
         statement = (
             select(OutboxItem)
             .where(
-                OutboxItem.status == "pending",
+                OutboxItem.status == OutboxState.PENDING,
                 OutboxItem.next_attempt_at <= now,
                 or_(OutboxItem.locked_until.is_(None), OutboxItem.locked_until <= now),
             )
@@ -203,11 +204,11 @@ class OutboxWorker:
         now = utc_now()
         values: dict[str, Any] = {"locked_until": None}
         if skipped:
-            values.update(status="skipped", done_at=now, last_error=skipped)
+            values.update(status=OutboxState.SKIPPED, done_at=now, last_error=skipped)
         elif error is None:
-            values.update(status="done", done_at=now, last_error=None)
+            values.update(status=OutboxState.DONE, done_at=now, last_error=None)
         elif permanent or item.attempts >= max_attempts(self.settings):
-            values.update(status="failed", last_error=error)
+            values.update(status=OutboxState.FAILED, last_error=error)
             log.error("outbox %s (%s) failed for good: %s", item.id, item.kind, error)
         else:
             retry_at = now + timedelta(seconds=backoff(self.settings, item.attempts))

@@ -27,16 +27,18 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import UnaryExpression
 
 from app.claims.access import visible_claims
+from app.claims.status import ClaimStatus
 from app.core.cache import EVERYTHING, invalidate
 from app.core.counter_locks import take_product_counters
 from app.core.counts import products_expiring, row_count
 from app.core.ids import MAX_ID
 from app.core.pagination import KeyKind
 from app.core.repository import Repository
-from app.models import ROLE_ADMIN, Claim, Message, Product, Receipt, User
+from app.models import Claim, Message, Product, Receipt, User
 from app.products import expiry
 from app.products.warranty import own_end
 from app.realtime.forget import forget_claims
+from app.users.roles import Role
 
 PRODUCTS_ALL = "products:all"
 BULK_ROWS = 1000  # products per multi-row INSERT of an import
@@ -62,7 +64,7 @@ def products_of(owner_id: int) -> str:
 
 def visible_owner(user: User) -> int | None:
     """Whose products `user` may see: their own, or every owner's (None) for an admin."""
-    return None if ROLE_ADMIN in user.effective_roles else user.id
+    return None if Role.ADMIN in user.effective_roles else user.id
 
 
 def visible_to(user: User) -> Select[Product]:
@@ -74,7 +76,9 @@ def visible_to(user: User) -> Select[Product]:
 # Whether the product has a claim that is not closed: a correlated EXISTS, part of the one query that
 # loads the products (never one query per product).
 HAS_ACTIVE_CLAIM = (
-    exists().where(_claims.product_id == _products.id, _claims.status != "closed").label("has_active_claim")
+    exists()
+    .where(_claims.product_id == _products.id, _claims.status != ClaimStatus.CLOSED)
+    .label("has_active_claim")
 )
 
 
@@ -187,7 +191,7 @@ def _page_statement(shape: tuple[Any, ...], order: tuple[str, str], paged: bool,
         .limit(bindparam("limit"))
         .subquery("page")
     )
-    active = exists().where(_claims.product_id == page.c.id, _claims.status != "closed")
+    active = exists().where(_claims.product_id == page.c.id, _claims.status != ClaimStatus.CLOSED)
     keys = (page.c.sort_key, page.c.id)
     return select(*page.c, active.label("has_active_claim")).order_by(
         *(key.asc() if sort.order == "asc" else key.desc() for key in keys)

@@ -9,7 +9,9 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.models import ROLE_ADMIN, Claim, ClaimEvent, User
+from app.models import Claim, ClaimEvent, User
+from app.notifications.states import OutboxState
+from app.users.roles import Role
 
 
 class TimelineKind(StrEnum):
@@ -38,7 +40,7 @@ def role_of(claim: Claim, user: User) -> ActorRole:
         return ActorRole.CUSTOMER
     if user.id == claim.supplier_id:
         return ActorRole.SUPPLIER
-    return ActorRole.ADMIN if ROLE_ADMIN in user.effective_roles else ActorRole.SUPPLIER
+    return ActorRole.ADMIN if Role.ADMIN in user.effective_roles else ActorRole.SUPPLIER
 
 
 def add_to_timeline(
@@ -56,15 +58,20 @@ def add_to_timeline(
 
 
 _FINISHED = {
-    "done": TimelineKind.NOTIFICATION_SENT,
-    "failed": TimelineKind.NOTIFICATION_FAILED,
-    "skipped": TimelineKind.NOTIFICATION_SKIPPED,
+    OutboxState.DONE: TimelineKind.NOTIFICATION_SENT,
+    OutboxState.FAILED: TimelineKind.NOTIFICATION_FAILED,
+    OutboxState.SKIPPED: TimelineKind.NOTIFICATION_SKIPPED,
 }
 NOTIFIED_CHANNELS = ("email", "push")
 
 
 async def notification_finished(
-    session: AsyncSession, outbox_id: int, kind: str, payload: dict[str, Any], status: str, error: str | None
+    session: AsyncSession,
+    outbox_id: int,
+    kind: str,
+    payload: dict[str, Any],
+    status: OutboxState,
+    error: str | None,
 ) -> None:
     """The outbox worker finished a row: a claim's email or push goes on the claim's timeline, in the
     transaction that records the outcome. The error is only named (its class): the text may hold another
@@ -79,7 +86,7 @@ async def notification_finished(
         "recipientId": payload.get("recipientId"),
         "outboxId": outbox_id,
     }
-    if status != "done" and error:
+    if status != OutboxState.DONE and error:
         data["error"] = error.split(":", 1)[0]
     try:
         async with session.begin_nested():  # the claim may have been deleted since: then nothing to add to

@@ -13,7 +13,7 @@ from app.core.cached_pages import CachedPages
 from app.core.openapi import errors
 from app.core.pagination import JsonList, KeyKind, Page, PageParams, Pagination, list_json
 from app.users.repository import USERS_SCOPE, UserFilter, UserRepo
-from app.users.schemas import Role, UserListItem, UsersMeta, UsersPage
+from app.users.schemas import RoleName, UserListItem, UsersMeta, UsersPage
 
 router = APIRouter(tags=["users"])  # included by app.users.router under /api
 
@@ -23,7 +23,7 @@ async def user_filter(
         str | None, Query(max_length=255, description="Part of the name or email, any case.")
     ] = None,
     role: Annotated[
-        Role | None,
+        RoleName | None,
         Query(description="Users whose `roles` list holds this role (as stored, not by hierarchy)."),
     ] = None,
 ) -> UserFilter:

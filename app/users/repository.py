@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -22,8 +23,9 @@ from sqlalchemy.exc import IntegrityError
 from app.core.cache import invalidate
 from app.core.repository import Repository
 from app.errors import Conflict
-from app.models import ROLE_ADMIN, ROLE_USER, Claim, Message, Product, Receipt, User
+from app.models import Claim, Message, Product, Receipt, User
 from app.realtime.forget import forget_claims
+from app.users.roles import Role
 
 USERS_SCOPE = "users:all"
 
@@ -39,15 +41,15 @@ LIST_COLUMNS = (
 )
 
 
-def normalize_roles(roles: list[str] | None) -> list[str]:
+def normalize_roles(roles: Sequence[str] | None) -> list[str]:
     """ROLE_USER always, then the others in a stable order, no duplicates."""
-    extra = sorted({role for role in roles or [] if role != ROLE_USER})
-    return [ROLE_USER, *extra]
+    extra = sorted({Role(role) for role in roles or [] if role != Role.USER})
+    return [Role.USER, *extra]
 
 
 def has_role(role: str) -> ColumnElement[bool]:
     """Users whose stored roles hold `role` (the JSON text holds it quoted, on SQLite and PostgreSQL)."""
-    if role == ROLE_USER:
+    if role == Role.USER:
         return true()  # every user has ROLE_USER
     return cast(User.roles, String).like(f'%"{role}"%')
 
@@ -135,7 +137,7 @@ class UserRepository(Repository):
     async def admin_ids_locked(self) -> list[int]:
         """Ids of every admin, locked until the transaction ends (PostgreSQL), so two requests cannot each
         remove one of the last two admins. SQLite serialises writers already."""
-        result = await self.session.scalars(select(User.id).where(has_role(ROLE_ADMIN)).with_for_update())
+        result = await self.session.scalars(select(User.id).where(has_role(Role.ADMIN)).with_for_update())
         return list(result)
 
     async def owned_file_keys(self, user_id: int) -> list[str]:

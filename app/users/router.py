@@ -10,10 +10,11 @@ from app.core.ids import DIGITS_ONLY, MAX_ID
 from app.core.openapi import errors
 from app.core.storage import StorageDep, streamed
 from app.errors import Forbidden, NotFound
-from app.models import ROLE_ADMIN, User
+from app.models import User
 from app.users import lists, service
 from app.users.pictures import picture_key, picture_kind, replace_picture
 from app.users.repository import UserRepo
+from app.users.roles import Role
 from app.users.schemas import (
     PROFILE_PICTURE_PATH,
     AdminUserPatch,
@@ -34,7 +35,7 @@ async def visible_user(user_id: UserId, caller: CurrentUser, users: UserRepo) ->
     themselves (403 for other ids, whether or not they exist)."""
     if caller.id == user_id:
         return caller
-    if ROLE_ADMIN not in caller.effective_roles:
+    if Role.ADMIN not in caller.effective_roles:
         raise Forbidden("You may only see your own account.")
     return await _get_or_404(users, user_id)
 

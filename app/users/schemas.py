@@ -1,11 +1,12 @@
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, ConfigDict, Field, StrictBool, field_serializer
 
 from app.core.schemas import Email, IsoUtc, Password, RequestModel, ResponseModel
 from app.users.repository import normalize_roles
+from app.users.roles import RoleName
 
 PROFILE_PICTURE_PATH = "/api/user/profile-picture/"
 
@@ -49,7 +50,6 @@ class UserRegister(RequestModel):
     name: str = Field(min_length=1, max_length=255)
 
 
-Role = Literal["ROLE_USER", "ROLE_SUPPLIER", "ROLE_ADMIN"]
 OptionalText = Annotated[str | None, AfterValidator(lambda value: value or None)]
 
 
@@ -85,7 +85,7 @@ class AdminUserPatch(UserPatch):
         }
     )
 
-    roles: list[Role] = None  # type: ignore[assignment]
+    roles: list[RoleName] = None  # type: ignore[assignment]
     email: Email = None  # type: ignore[assignment]
 
 
@@ -103,7 +103,7 @@ class UserCreate(UserRegister):
         }
     )
 
-    roles: list[Role] | None = None
+    roles: list[RoleName] | None = None
 
 
 class UsersMeta(ResponseModel):

@@ -9,9 +9,10 @@ from app.core.cache import EVERYTHING, invalidate
 from app.core.storage import Storage, delete_after_commit
 from app.errors import Conflict
 from app.messages import recipient_reads
-from app.models import ROLE_ADMIN, User
+from app.models import User
 from app.users.pictures import picture_key
 from app.users.repository import UserRepository
+from app.users.roles import Role
 from app.users.schemas import AdminUserPatch
 
 
@@ -28,7 +29,7 @@ async def ensure_not_last_admin(users: UserRepository, user: User) -> None:
 async def update_user(target: User, body: AdminUserPatch, *, users: UserRepository) -> User:
     """Apply an admin's PATCH; a change of roles never leaves the service without an admin."""
     changes: dict[str, Any] = body.changes()
-    if "roles" in changes and ROLE_ADMIN not in changes["roles"]:
+    if "roles" in changes and Role.ADMIN not in changes["roles"]:
         await ensure_not_last_admin(users, target)
     return await users.update(target, changes)
 

@@ -15,9 +15,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.config import Settings
 from app.core.clock import utc_now
 from app.models import WebhookDelivery, WebhookEndpoint
+from app.notifications.kinds import OutboxKind
 from app.notifications.worker import Handler, PermanentFailure, Skipped
 from app.webhooks.addresses import Refused
-from app.webhooks.events import OUTBOX_KIND
 from app.webhooks.sender import Unsuccessful, post
 from app.webhooks.signing import signed_headers
 
@@ -38,7 +38,7 @@ class WebhookDeliverer:
         self.tls = tls  # tests trust their own certificate authority; None: the system's trust store
 
     def handlers(self) -> dict[str, Handler]:
-        return {OUTBOX_KIND: self.deliver}
+        return {OutboxKind.WEBHOOK_DELIVER: self.deliver}
 
     async def deliver(self, payload: dict[str, Any]) -> None:
         message_id = str(payload.get("messageId"))

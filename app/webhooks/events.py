@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.clock import iso_utc_z, utc_now
 from app.models import WebhookDelivery, WebhookEndpoint
+from app.notifications.kinds import OutboxKind
 from app.notifications.outbox import enqueue
 from app.webhooks.signing import new_message_id
 
@@ -27,7 +28,6 @@ EVENT_TYPES = (
     "product.warranty_expiring",
 )
 TEST_EVENT = "webhook.test"  # sent by POST /api/admin/webhooks/{id}/test only, whatever `events` says
-OUTBOX_KIND = "webhook.deliver"  # payload {"messageId"}: the delivery's webhook-id
 
 _SUBSCRIBERS = select(WebhookEndpoint.id, WebhookEndpoint.events).order_by(WebhookEndpoint.id)
 
@@ -56,7 +56,9 @@ async def queue(
 ) -> list[WebhookDelivery]:
     """One delivery of `text` per endpoint, each with its own webhook-id and outbox row."""
     message_ids = [new_message_id() for _ in endpoint_ids]
-    items = [enqueue(session, OUTBOX_KIND, {"messageId": message_id}) for message_id in message_ids]
+    items = [
+        enqueue(session, OutboxKind.WEBHOOK_DELIVER, {"messageId": message_id}) for message_id in message_ids
+    ]
     await session.flush()  # the outbox ids, which the deliveries point to
     deliveries = [
         WebhookDelivery(

@@ -13,16 +13,17 @@ from app.core.clock import utc_now
 from app.core.repository import Repository
 from app.errors import NotFound
 from app.models import OutboxItem, WebhookDelivery, WebhookEndpoint
+from app.notifications.kinds import OutboxKind
 from app.notifications.outbox import enqueue, wake_worker
-from app.webhooks.events import OUTBOX_KIND
+from app.notifications.states import OutboxState
 
 S = TypeVar("S", bound=Select)
 
 # A purged outbox row (retention) of an undelivered delivery had failed: delivered rows say so themselves.
 delivery_status: ColumnElement[str] = case(
     (WebhookDelivery.delivered_at.is_not(None), "delivered"),
-    (OutboxItem.status == "pending", "pending"),
-    (OutboxItem.status == "done", "delivered"),
+    (OutboxItem.status == OutboxState.PENDING, "pending"),
+    (OutboxItem.status == OutboxState.DONE, "delivered"),
     else_="failed",
 )
 
@@ -94,11 +95,11 @@ class DeliveryRepository(Repository):
         now = utc_now()
         item = await self.session.get(OutboxItem, delivery.outbox_id) if delivery.outbox_id else None
         if item is None:  # pruned after it was delivered (or failed long ago)
-            item = enqueue(self.session, OUTBOX_KIND, {"messageId": delivery.message_id})
+            item = enqueue(self.session, OutboxKind.WEBHOOK_DELIVER, {"messageId": delivery.message_id})
             await self.session.flush()
             delivery.outbox_id = item.id
-        elif item.status != "pending":
-            item.status, item.attempts, item.locked_until, item.done_at = "pending", 0, None, None
+        elif item.status != OutboxState.PENDING:
+            item.status, item.attempts, item.locked_until, item.done_at = OutboxState.PENDING, 0, None, None
         item.next_attempt_at = now
         delivery.delivered_at = None
         await self.session.flush()

@@ -8,8 +8,9 @@ from typing import Any
 from fastapi import FastAPI
 
 from app.core.security import create_access_token
-from app.models import ROLE_ADMIN, ROLE_SUPPLIER, User
+from app.models import User
 from app.users.repository import normalize_roles
+from app.users.roles import Role
 
 DEFAULT_PASSWORD = "correct horse battery"
 _counter = itertools.count(1)
@@ -38,11 +39,11 @@ async def create_user(
 
 
 async def create_admin(app: FastAPI, **kwargs: Any) -> User:
-    return await create_user(app, roles=[ROLE_ADMIN], **kwargs)
+    return await create_user(app, roles=[Role.ADMIN], **kwargs)
 
 
 async def create_supplier(app: FastAPI, **kwargs: Any) -> User:
-    return await create_user(app, roles=[ROLE_SUPPLIER], **kwargs)
+    return await create_user(app, roles=[Role.SUPPLIER], **kwargs)
 
 
 def auth_headers(app: FastAPI, user: User) -> dict[str, str]:

@@ -1,0 +1,25 @@
+"""Each vocabulary is one StrEnum; where the API names it as a Literal (to keep its OpenAPI schema and its
+validation errors), the Literal lists exactly the enum's values."""
+
+from enum import StrEnum
+from typing import Any, get_args
+
+import pytest
+
+from app.claims.status import ClaimStatus, ClaimStatusName
+from app.notifications.platforms import Platform, PlatformName
+from app.notifications.states import OutboxState, OutboxStateName
+from app.users.roles import Role, RoleName
+
+
+@pytest.mark.parametrize(
+    ("enum", "literal"),
+    [
+        (ClaimStatus, ClaimStatusName),
+        (Role, RoleName),
+        (Platform, PlatformName),
+        (OutboxState, OutboxStateName),
+    ],
+)
+def test_the_wire_names_are_the_enum_values(enum: type[StrEnum], literal: Any) -> None:
+    assert list(get_args(literal)) == [member.value for member in enum]
