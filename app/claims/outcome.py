@@ -5,7 +5,6 @@ three, and the product's expiry goes back."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -13,7 +12,6 @@ from app.claims.status import ClaimStatus
 from app.core.clock import utc_today
 from app.models import Claim
 from app.products import extensions
-from app.webhooks import payloads
 
 
 @dataclass(frozen=True)
@@ -39,11 +37,3 @@ async def settle(session: AsyncSession, claim: Claim, target: ClaimStatus, resol
     ):  # reopened: the resolution is undone
         claim.outcome = claim.outcome_note = None
         await extensions.withdraw(session, claim)
-
-
-async def recorded(session: AsyncSession, claim: Claim, target: ClaimStatus) -> dict[str, Any]:
-    """The outcome a resolution recorded, as webhooks show it, for the timeline; nothing for other moves
-    or a resolution without an outcome."""
-    if target != ClaimStatus.RESOLVED or claim.outcome is None:
-        return {}
-    return payloads.outcome(claim, await extensions.of_claim(session, claim.id))

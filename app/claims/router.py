@@ -22,7 +22,6 @@ from app.claims.schemas import (
     StatusChange,
     SupplierAssign,
 )
-from app.claims.scopes import CLAIMS_ALL, PRODUCTS_ALL, USERS_ALL, claims_of
 from app.claims.status import ClaimStatus, ClaimStatusName
 from app.core.cached_pages import CachedPages
 from app.core.db import SessionDep
@@ -30,6 +29,7 @@ from app.core.deps import SettingsDep
 from app.core.ids import DIGITS_ONLY, MAX_ID
 from app.core.openapi import errors
 from app.core.pagination import JsonList, Page, PageParams, Pagination, list_json
+from app.core.scopes import CLAIMS_ALL, PRODUCTS_ALL, USERS_ALL, claims_of
 from app.models import Claim
 from app.products import extensions
 from app.products.schemas import WarrantyExtensionOut

@@ -1,22 +1,18 @@
 """The rules of claims: opening one, moving it through its lifecycle, assigning its supplier. Each change
-records its cache invalidations, and a status change its `status_update` event and notifications, in the
-request's transaction."""
+is recorded (app.changes) in the request's transaction, which runs what it causes."""
 
 from __future__ import annotations
 
+from app.changes.dispatch import record
+from app.changes.events import ClaimOpened, ClaimStatusChanged, SupplierAssigned
 from app.claims import outcome, transitions
 from app.claims.access import ADMIN, claim_roles
 from app.claims.repository import ClaimRepository, already_active
-from app.claims.scopes import MESSAGES_ALL, PRODUCTS_ALL, claim_scopes, messages_of, products_of
 from app.claims.status import ClaimStatus
-from app.core.cache import invalidate
-from app.core.clock import iso_utc_z, utc_now
+from app.core.clock import utc_now
 from app.errors import Forbidden, NotFound, ValidationFailed
 from app.messages import recipient_reads
 from app.models import Claim, User
-from app.notifications import triggers
-from app.realtime.events import publish, status_topic
-from app.timeline.record import TimelineKind, add_to_timeline
 from app.users.roles import Role
 
 
@@ -33,9 +29,7 @@ async def open_claim(customer: User, product_id: int, description: str, *, claim
             product_id=product.id, customer_id=customer.id, status=ClaimStatus.OPEN, description=description
         )
     )
-    add_to_timeline(claims.session, claim, TimelineKind.CLAIM_CREATED, customer, status=claim.status)
-    await triggers.claim_opened(claims.session, claim)
-    _invalidate(claims, claim)
+    await record(claims.session, ClaimOpened(claim, customer))
     return claim
 
 
@@ -64,22 +58,10 @@ async def close_claim(claim: Claim, actor: User, *, claims: ClaimRepository) -> 
 
 
 async def _apply(claim: Claim, target: ClaimStatus, actor: User, claims: ClaimRepository) -> Claim:
-    session = claims.session
     former, claim.status = claim.status, target
     claim.updated_at = utc_now()
-    moved = {"from": former, "to": target} | await outcome.recorded(session, claim, target)
-    add_to_timeline(session, claim, TimelineKind.STATUS_CHANGED, actor, **moved)
-    await session.flush()
-    payload = {
-        "type": "status_update",
-        "claimId": claim.id,
-        "status": claim.status,
-        "updatedAt": iso_utc_z(claim.updated_at),
-    }
-    await publish(session, status_topic(claim.id), payload)
-    participants = await claims.users(claim.customer_id, claim.supplier_id)
-    await triggers.status_changed(session, claim, former, actor, triggers.recipients(participants, actor))
-    _invalidate(claims, claim)
+    await claims.session.flush()
+    await record(claims.session, ClaimStatusChanged(claim, former, actor))
     return claim
 
 
@@ -101,23 +83,8 @@ async def assign_supplier(
     if former != supplier_id:
         claim.supplier_id = supplier_id
         claim.updated_at = utc_now()
-        if supplier_id is None:
-            add_to_timeline(claims.session, claim, TimelineKind.SUPPLIER_UNASSIGNED, actor, supplierId=former)
-        else:
-            kind = TimelineKind.SUPPLIER_ASSIGNED
-            add_to_timeline(
-                claims.session, claim, kind, actor, supplierId=supplier_id, previousSupplierId=former
-            )
         await claims.session.flush()
-        # Read receipts and who sees the claim's pages depend on who supplies it.
+        # Read receipts depend on who supplies the claim.
         await recipient_reads.recompute(claims.session, [claim.id])
-        _invalidate(claims, claim, former)
-        invalidate(claims.session, messages_of(claim.id), MESSAGES_ALL)
-        await triggers.supplier_assigned(claims.session, claim, former, actor)
+        await record(claims.session, SupplierAssigned(claim, former, actor))
     return claim
-
-
-def _invalidate(claims: ClaimRepository, claim: Claim, *former_suppliers: int | None) -> None:
-    # hasActiveClaim and the product's claim list change with a claim's creation and status.
-    scopes = claim_scopes(claim, *former_suppliers)
-    invalidate(claims.session, *scopes, products_of(claim.customer_id), PRODUCTS_ALL)

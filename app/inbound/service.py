@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.changes.dispatch import record
+from app.changes.events import InboundAccepted, InboundIgnored
 from app.claims.status import ClaimStatus
 from app.config import Settings
 from app.core.ids import MAX_ID
@@ -25,7 +27,6 @@ from app.inbound.reply import OurAddresses, extract_reply_off_loop
 from app.inbound.resend import fetch_received
 from app.messages.service import AttachmentUpload, post_message
 from app.models import Claim, User
-from app.timeline.record import TimelineKind, add_to_timeline
 from app.users.repository import UserRepository
 
 logger = logging.getLogger("warranty.inbound")
@@ -92,15 +93,15 @@ async def receive(
     if sender.id not in (claim.customer_id, claim.supplier_id):
         raise Forbidden("The sender is not a participant of this claim.")
     if claim.status == ClaimStatus.CLOSED:
-        return _ignored_on(session, claim, email, "claim_closed", sender)
+        return await _ignored_on(session, claim, email, "claim_closed", sender)
     return await _post(session, storage, settings, email, claim, sender, keys)
 
 
-def _ignored_on(
+async def _ignored_on(
     session: AsyncSession, claim: Claim, email: InboundEmail, reason: str, sender: User
 ) -> Outcome:
     """An email of a participant that posts nothing: on the claim's timeline, with the reason."""
-    add_to_timeline(session, claim, TimelineKind.INBOUND_IGNORED, sender, reason=reason, sender=email.sender)
+    await record(session, InboundIgnored(claim, sender, reason, email.sender))
     return Outcome("ignored", claim_id=claim.id)
 
 
@@ -109,7 +110,7 @@ async def _ignored(session: AsyncSession, settings: Settings, email: InboundEmai
     that claim exists (no actor: nobody is proven to have sent it)."""
     claim_id = claim_id_from(email.recipients, settings.mail_domain, email.mailbox_hash)
     if claim_id is not None and claim_id <= MAX_ID and await session.get(Claim, claim_id) is not None:
-        add_to_timeline(session, claim_id, TimelineKind.INBOUND_IGNORED, reason=reason, sender=email.sender)
+        await record(session, InboundIgnored(claim_id, None, reason, email.sender))
 
 
 async def _post(
@@ -128,7 +129,7 @@ async def _post(
     text = reply[:MAX_MESSAGE_LENGTH].rstrip()
     picked = await pick_attachment(email.attachments, settings)
     if not text and picked is None:
-        return _ignored_on(session, claim, email, "empty_reply", sender)
+        return await _ignored_on(session, claim, email, "empty_reply", sender)
     upload = AttachmentUpload(picked.data, picked.file_name, picked.mime_type) if picked else None
     try:
         try:
@@ -140,7 +141,7 @@ async def _post(
             return await _create(session, storage, settings, claim, sender, text, None, keys)
     except Conflict:
         # Closed between our check and the insert: like a closed claim, nothing is posted.
-        return _ignored_on(session, claim, email, "claim_closed", sender)
+        return await _ignored_on(session, claim, email, "claim_closed", sender)
 
 
 async def _create(
@@ -163,7 +164,6 @@ async def _create(
         )
         for row in rows:
             row.message_id = message.id
-        kind = TimelineKind.INBOUND_ACCEPTED
-        add_to_timeline(session, claim, kind, sender, messageId=message.id, sender=sender.email)
+        await record(session, InboundAccepted(claim, sender, message))
         await session.flush()
     return Outcome("processed", claim_id=claim.id, message_id=message.id)

@@ -6,20 +6,19 @@ from sqlalchemy import exists, literal, or_, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.changes.dispatch import record
+from app.changes.events import MessagesRead
 from app.claims.access import is_participant
-from app.claims.scopes import MESSAGES_ALL, messages_of
-from app.core.cache import invalidate
-from app.core.clock import iso_utc_z, utc_now
+from app.core.clock import utc_now
 from app.core.types import UtcDateTime
 from app.messages.recipient_reads import recipient_read
 from app.models import Claim, Message, MessageRead, User
-from app.realtime.events import messages_topic, publish
 
 
 async def mark_read(session: AsyncSession, claim: Claim, reader: User) -> list[int]:
     """Mark the reader's unread received messages of `claim` read; answer the ids it marked (oldest
-    first). Publishes `messages_read` when it marked any and the reader is a participant (an admin
-    looking on is not a read receipt for the sender)."""
+    first). Records MessagesRead when it marked any (app.changes: `messages_read` goes to the hub when the
+    reader is a participant; an admin looking on is not a read receipt for the sender)."""
     now = utc_now()
     unread = select(Message.id, literal(reader.id), literal(now, UtcDateTime())).where(
         Message.claim_id == claim.id,
@@ -37,9 +36,8 @@ async def mark_read(session: AsyncSession, claim: Claim, reader: User) -> list[i
     marked = sorted(await session.scalars(statement))
     if not marked:
         return marked
-    invalidate(session, messages_of(claim.id), MESSAGES_ALL)
-    if is_participant(reader, claim):
+    receipt = is_participant(reader, claim)
+    if receipt:
         await recipient_read(session, marked, now)
-        payload = {"type": "messages_read", "messageIds": [str(i) for i in marked], "readAt": iso_utc_z(now)}
-        await publish(session, messages_topic(claim.id), payload)
+    await record(session, MessagesRead(claim, reader, tuple(marked), now, receipt))
     return marked

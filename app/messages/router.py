@@ -10,7 +10,6 @@ from starlette.convertors import StringConvertor, register_url_convertor
 
 from app.auth.dependencies import AdminUser, CurrentUser
 from app.claims.access import VisibleClaim
-from app.claims.scopes import MESSAGES_ALL, USERS_ALL, messages_of
 from app.core.cached_pages import CachedPages
 from app.core.db import SessionDep
 from app.core.deps import SettingsDep
@@ -18,6 +17,7 @@ from app.core.files import content_disposition
 from app.core.ids import DIGITS_ONLY, MAX_ID
 from app.core.openapi import errors
 from app.core.pagination import JsonList, Page, Pagination, list_json
+from app.core.scopes import MESSAGES_ALL, USERS_ALL, messages_of
 from app.core.storage import StorageDep, streamed
 from app.errors import NotFound
 from app.messages.attachments import decode_attachment

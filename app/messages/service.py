@@ -3,24 +3,19 @@ transaction. The send endpoint and the inbound email service both post through `
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.claims.scopes import MESSAGES_ALL, claim_scopes, messages_of
+from app.changes.dispatch import record
+from app.changes.events import MessagePosted
 from app.claims.status import ClaimStatus
 from app.config import Settings
-from app.core.cache import invalidate
-from app.core.clock import iso_utc_z
 from app.core.files import check_file
 from app.core.storage import Storage, discard_on_rollback
 from app.errors import Conflict, ValidationFailed
 from app.models import Claim, Message, User
-from app.notifications import triggers
-from app.realtime.events import messages_topic, publish
-from app.timeline.record import TimelineKind, add_to_timeline
 
 MAX_MESSAGE_LENGTH = 10_000
 ATTACHMENT_KINDS = {"jpg", "png", "gif", "webp", "pdf"}
@@ -54,8 +49,8 @@ async def post_message(
 
     409 CLAIM_CLOSED on a closed claim; 400 for a message over 10,000 characters or blank without an
     attachment; 413/415 for an attachment too large or not the jpg/png/gif/webp/pdf it claims to be.
-    Records the `new_message` event, the notifications of the other participants and the cache
-    invalidations in the same transaction.
+    Records MessagePosted (app.changes: the `new_message` event, the other participants' notifications,
+    the webhook, the timeline entry, the cache invalidations) in the same transaction.
     """
     if (
         claim.status == ClaimStatus.CLOSED
@@ -72,13 +67,7 @@ async def post_message(
         discard_on_rollback(session, storage, message.attachment_key)  # type: ignore[arg-type]
     session.add(message)
     await session.flush()
-    add_to_timeline(
-        session, claim, TimelineKind.MESSAGE_POSTED, sender, messageId=message.id, senderId=sender.id
-    )
-    await publish(session, messages_topic(claim.id), new_message_event(message, sender))
-    participants = await _participants(session, claim)
-    await triggers.message_posted(session, message, sender, triggers.recipients(participants, sender))
-    invalidate(session, *claim_scopes(claim), messages_of(claim.id), MESSAGES_ALL)
+    await record(session, MessagePosted(message, claim, sender))
     # Everything is written before the claim's row is locked, so concurrent messages in one claim wait
     # for each other only for this read and the commit.
     await session.flush()
@@ -90,7 +79,6 @@ async def post_message(
 # FOR NO KEY UPDATE: it waits for a close (an UPDATE) and for other messages' locks, but not for the key
 # share lock each message's insert takes on its claim (FOR UPDATE would, and two messages would deadlock).
 _LOCKED_STATUS = select(Claim.status).where(Claim.id == bindparam("claim_id")).with_for_update(key_share=True)
-_USERS = select(User).where(User.id.in_(bindparam("user_ids", expanding=True))).order_by(User.id)
 
 
 async def _ensure_open(session: AsyncSession, claim: Claim) -> None:
@@ -126,22 +114,3 @@ def safe_file_name(file_name: str, extension: str) -> str:
     if not name or name.startswith("."):
         name = f"attachment.{extension}"
     return name[-255:]
-
-
-async def _participants(session: AsyncSession, claim: Claim) -> Sequence[User]:
-    ids = [user_id for user_id in (claim.customer_id, claim.supplier_id) if user_id is not None]
-    return list(await session.scalars(_USERS, {"user_ids": ids}))
-
-
-def new_message_event(message: Message, sender: User | None) -> dict[str, object]:
-    """The `new_message` payload (spec 6.1): ids as numeric strings, the time ending in Z."""
-    return {
-        "type": "new_message",
-        "message": {
-            "id": str(message.id),
-            "senderId": str(sender.id) if sender else None,
-            "senderName": sender.name if sender else DELETED_USER,
-            "message": message.body,
-            "createdAt": iso_utc_z(message.created_at),
-        },
-    }

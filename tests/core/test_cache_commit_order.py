@@ -7,8 +7,8 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from app.claims.scopes import MESSAGES_ALL, messages_of
 from app.core.cache import invalidate
+from app.core.scopes import MESSAGES_ALL, messages_of
 from app.models import Message
 from tests.factories.claims import claim_cast
 from tests.factories.users import auth_headers

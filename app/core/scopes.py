@@ -1,4 +1,6 @@
-"""Page-cache scopes a claim's pages live in (names as app.core.cache lists them)."""
+"""Page-cache scopes: the names cached pages are kept under (app.core.cached_pages) and changes invalidate
+(app.changes.dispatch), every one of them here but EVERYTHING, the scope every page is in (app.core.cache).
+A page lists the scopes of the rows it shows; a change invalidates the scopes of the pages it makes stale."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ USERS_ALL = "users:all"
 
 
 def claims_of(user_id: int) -> str:
+    """The claim lists (and product pages' claims) of one customer or supplier."""
     return f"claims:user:{user_id}"
 
 

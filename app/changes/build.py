@@ -1,0 +1,210 @@
+"""What the steps of `app.changes.dispatch.CONSEQUENCES` carry, built from the change: timeline entries,
+hub payloads, notification payloads and recipients, webhook data, page-cache scopes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.changes.consequences import Entry, Recording
+from app.changes.events import (
+    ClaimOpened,
+    ClaimStatusChanged,
+    InboundAccepted,
+    InboundIgnored,
+    MessagePosted,
+    MessagesRead,
+    ProductsChanged,
+    SupplierAssigned,
+)
+from app.claims.status import ClaimStatus
+from app.core.cache import EVERYTHING
+from app.core.scopes import MESSAGES_ALL, PRODUCTS_ALL, USERS_ALL, claim_scopes, messages_of, products_of
+from app.models import Claim, User
+from app.products import extensions
+from app.realtime import payloads as hub
+from app.webhooks import payloads
+
+ClaimChange = ClaimOpened | ClaimStatusChanged | SupplierAssigned | MessagePosted
+
+
+# Timeline entries
+
+
+async def claim_created(recording: Recording[ClaimOpened]) -> Entry:
+    change = recording.change
+    return Entry(change.claim, change.customer, {"status": change.claim.status})
+
+
+async def status_moved(recording: Recording[ClaimStatusChanged]) -> Entry:
+    """From and to, and for a resolution with an outcome the outcome as webhooks show it."""
+    change = recording.change
+    moved: dict[str, Any] = {"from": change.former, "to": change.claim.status}
+    if _tells_outcome(change.claim):
+        moved |= await _resolution(recording)
+    return Entry(change.claim, change.actor, moved)
+
+
+async def supplier_assigned(recording: Recording[SupplierAssigned]) -> Entry | None:
+    change = recording.change
+    if change.claim.supplier_id is None:
+        return None
+    data = {"supplierId": change.claim.supplier_id, "previousSupplierId": change.former}
+    return Entry(change.claim, change.actor, data)
+
+
+async def supplier_unassigned(recording: Recording[SupplierAssigned]) -> Entry | None:
+    change = recording.change
+    if change.claim.supplier_id is not None:
+        return None
+    return Entry(change.claim, change.actor, {"supplierId": change.former})
+
+
+async def message_posted(recording: Recording[MessagePosted]) -> Entry:
+    change = recording.change
+    return Entry(change.claim, change.sender, {"messageId": change.message.id, "senderId": change.sender.id})
+
+
+async def inbound_accepted(recording: Recording[InboundAccepted]) -> Entry:
+    change = recording.change
+    return Entry(change.claim, change.sender, {"messageId": change.message.id, "sender": change.sender.email})
+
+
+async def inbound_ignored(recording: Recording[InboundIgnored]) -> Entry:
+    change = recording.change
+    return Entry(change.claim, change.sender, {"reason": change.reason, "sender": change.address})
+
+
+# Hub payloads (docs/api.md, real-time events)
+
+
+def status_update(change: ClaimStatusChanged) -> dict[str, Any]:
+    return hub.status_update(change.claim)
+
+
+def new_message(change: MessagePosted) -> dict[str, Any]:
+    return hub.new_message(change.message, change.sender)
+
+
+def messages_read(change: MessagesRead) -> dict[str, Any]:
+    return hub.messages_read(change.message_ids, change.read_at)
+
+
+def is_receipt(change: MessagesRead) -> bool:
+    return change.receipt
+
+
+# Notifications: payloads and recipients
+
+
+async def other_participants(
+    recording: Recording[ClaimStatusChanged] | Recording[MessagePosted],
+) -> list[User]:
+    """Every participant (customer, assigned supplier) except the one who acted."""
+    change = recording.change
+    actor = change.actor if isinstance(change, ClaimStatusChanged) else change.sender
+    seen: dict[int, User] = {}
+    for user in await recording.participants(change.claim):
+        if user.id != actor.id:
+            seen.setdefault(user.id, user)
+    return list(seen.values())
+
+
+async def status_news(recording: Recording[ClaimStatusChanged]) -> dict[str, Any]:
+    claim = recording.change.claim
+    news: dict[str, Any] = {"claimId": claim.id, "status": claim.status}
+    resolution = await _resolution(recording)
+    if _tells_outcome(claim):
+        news |= resolution  # the resolution's email tells the outcome
+    return news
+
+
+async def message_news(recording: Recording[MessagePosted]) -> dict[str, Any]:
+    message = recording.change.message
+    return {"messageId": message.id, "claimId": message.claim_id}
+
+
+# Webhook data (app.webhooks.payloads)
+
+
+async def claim_data(recording: Recording[ClaimOpened]) -> dict[str, Any]:
+    return {"claim": payloads.claim(recording.change.claim)}
+
+
+async def status_changed_data(recording: Recording[ClaimStatusChanged]) -> dict[str, Any]:
+    change = recording.change
+    return {
+        "claim": payloads.claim(change.claim) | await _resolution(recording),
+        "previousStatus": change.former,
+        "actorId": change.actor.id,
+    }
+
+
+async def supplier_data(recording: Recording[SupplierAssigned]) -> dict[str, Any]:
+    change = recording.change
+    return {
+        "claim": payloads.claim(change.claim),
+        "previousSupplierId": change.former,
+        "actorId": change.actor.id,
+    }
+
+
+async def message_data(recording: Recording[MessagePosted]) -> dict[str, Any]:
+    change = recording.change
+    return {"message": payloads.message(change.message, change.sender), "claimId": change.message.claim_id}
+
+
+# Page-cache scopes (app.core.scopes)
+
+
+def claim_pages(change: ClaimOpened | ClaimStatusChanged) -> list[str]:
+    """The claim lists showing it, and its customer's product pages (hasActiveClaim, the claim list)."""
+    claim = change.claim
+    return [*claim_scopes(claim), products_of(claim.customer_id), PRODUCTS_ALL]
+
+
+def supplier_pages(change: SupplierAssigned) -> list[str]:
+    """The claim's pages for its former supplier too, and its messages (read receipts depend on who
+    supplies it)."""
+    claim = change.claim
+    return [
+        *claim_scopes(claim, change.former),
+        products_of(claim.customer_id),
+        PRODUCTS_ALL,
+        messages_of(claim.id),
+        MESSAGES_ALL,
+    ]
+
+
+def message_pages(change: MessagePosted) -> list[str]:
+    return [*claim_scopes(change.claim), messages_of(change.claim.id), MESSAGES_ALL]
+
+
+def read_pages(change: MessagesRead) -> list[str]:
+    return [messages_of(change.claim.id), MESSAGES_ALL]
+
+
+def owner_products(change: ProductsChanged) -> list[str]:
+    return [products_of(change.owner_id), PRODUCTS_ALL]
+
+
+def user_pages(_: object) -> list[str]:
+    return [USERS_ALL]
+
+
+def every_page(_: object) -> list[str]:
+    return [EVERYTHING]
+
+
+def _tells_outcome(claim: Claim) -> bool:
+    return claim.status == ClaimStatus.RESOLVED and claim.outcome is not None
+
+
+async def _resolution(recording: Recording[ClaimStatusChanged]) -> dict[str, Any]:
+    """The claim's outcome and warranty extension as webhooks show them (one query per change)."""
+    claim = recording.change.claim
+
+    async def read() -> dict[str, Any]:
+        return payloads.outcome(claim, await extensions.of_claim(recording.session, claim.id))
+
+    resolution: dict[str, Any] = await recording.once("resolution", read)
+    return resolution

@@ -1,0 +1,131 @@
+"""The kinds of consequence a change has, each a step of a row of `app.changes.dispatch.CONSEQUENCES`, run
+in the change's transaction: a timeline entry, a hub event (delivered after commit), notifications (outbox
+rows, sent after commit by the worker), an outbound webhook, page-cache invalidations."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from sqlalchemy import bindparam, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.core.cache import invalidate
+from app.models import Claim, User
+from app.notifications.kinds import OutboxKind
+from app.notifications.outbox import enqueue
+from app.realtime.events import publish
+from app.timeline.record import TimelineKind, add_to_timeline
+from app.webhooks import events as webhooks
+
+C = TypeVar("C")
+
+_USERS = select(User).where(User.id.in_(bindparam("user_ids", expanding=True))).order_by(User.id)
+
+
+class Recording(Generic[C]):
+    """One change being recorded: its session, and what its steps read from the database, read once."""
+
+    def __init__(self, session: AsyncSession, change: C) -> None:
+        self.session = session
+        self.change = change
+        self._known: dict[str, Any] = {}
+
+    async def once(self, name: str, read: Callable[[], Awaitable[Any]]) -> Any:
+        if name not in self._known:
+            self._known[name] = await read()
+        return self._known[name]
+
+    async def participants(self, claim: Claim) -> list[User]:
+        """The claim's customer and supplier (one query)."""
+
+        async def read() -> list[User]:
+            ids = [user_id for user_id in (claim.customer_id, claim.supplier_id) if user_id is not None]
+            return list(await self.session.scalars(_USERS, {"user_ids": ids}))
+
+        users: list[User] = await self.once("participants", read)
+        return users
+
+
+class Consequence(Protocol[C]):
+    async def apply(self, recording: Recording[C]) -> None: ...
+
+
+@dataclass(frozen=True)
+class Entry:
+    claim: Claim | int
+    actor: User | None
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Timeline(Generic[C]):
+    """An entry of `kind` on the claim's timeline; `entry` may answer None (no entry for this change)."""
+
+    kind: TimelineKind
+    entry: Callable[[Recording[C]], Awaitable[Entry | None]]
+
+    async def apply(self, recording: Recording[C]) -> None:
+        entry = await self.entry(recording)
+        if entry is not None:
+            add_to_timeline(recording.session, entry.claim, self.kind, entry.actor, **entry.data)
+
+
+def _always(_: Any) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Hub(Generic[C]):
+    """An event on a hub topic, delivered to its subscribers once the transaction commits."""
+
+    topic: Callable[[C], str]
+    payload: Callable[[C], dict[str, Any]]
+    when: Callable[[C], bool] = _always
+
+    async def apply(self, recording: Recording[C]) -> None:
+        change = recording.change
+        if self.when(change):
+            await publish(recording.session, self.topic(change), self.payload(change))
+
+
+@dataclass(frozen=True)
+class Notify(Generic[C]):
+    """An email and a push of `kinds` for each recipient, each as the recipient's settings allow (outbox rows:
+    the worker sends them after commit). The payload gets the recipient's id as `recipientId`."""
+
+    kinds: tuple[OutboxKind, OutboxKind]  # (email, push)
+    payload: Callable[[Recording[C]], Awaitable[dict[str, Any]]]
+    to: Callable[[Recording[C]], Awaitable[Iterable[User]]]
+
+    async def apply(self, recording: Recording[C]) -> None:
+        email, push = self.kinds
+        recipients = await self.to(recording)
+        payload = await self.payload(recording)
+        for user in recipients:
+            if user.email_notifications_enabled:
+                enqueue(recording.session, email, {**payload, "recipientId": user.id})
+            if user.notifications_enabled:
+                enqueue(recording.session, push, {**payload, "recipientId": user.id})
+
+
+@dataclass(frozen=True)
+class Webhook(Generic[C]):
+    """An outbound webhook of `type` with `data`, to every endpoint subscribed to it (app.webhooks)."""
+
+    type: str
+    data: Callable[[Recording[C]], Awaitable[dict[str, Any]]]
+
+    async def apply(self, recording: Recording[C]) -> None:
+        await webhooks.record(recording.session, self.type, await self.data(recording))
+
+
+@dataclass(frozen=True)
+class Cache(Generic[C]):
+    """The page-cache scopes (app.core.scopes) whose pages the change makes stale."""
+
+    scopes: Callable[[C], Iterable[str]]
+
+    async def apply(self, recording: Recording[C]) -> None:
+        invalidate(recording.session, *self.scopes(recording.change))

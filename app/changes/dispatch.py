@@ -1,0 +1,87 @@
+"""What a change causes: one row per domain change, its consequences in the order they run. "What happens
+after X?" is the row of X; adding a consequence (a webhook type, a notification) is a step in a row, and
+nothing in the service that records X changes. docs/architecture.md "What a change causes" is this table
+in prose.
+
+`record(session, change)` runs the change's row at once, in the caller's transaction: outbox rows and
+webhook deliveries are inserted with the change, hub events are written with it and delivered after
+commit, so a rolled-back change causes nothing. Steps run in one order: timeline, hub, notifications,
+webhook, cache (the supplier's row invalidates before its webhook, as it always has).
+
+Not here, because they are not changes a service makes: the outbox worker's results (`notification.*`
+timeline entries, app.timeline.record.notification_finished) and an admin's redelivery of a webhook.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.changes import build
+from app.changes.consequences import Cache, Consequence, Hub, Notify, Recording, Timeline, Webhook
+from app.changes.events import (
+    Change,
+    ClaimOpened,
+    ClaimStatusChanged,
+    InboundAccepted,
+    InboundIgnored,
+    MessagePosted,
+    MessagesRead,
+    ProductDeleted,
+    ProductsChanged,
+    SupplierAssigned,
+    UserChanged,
+    UserDeleted,
+)
+from app.notifications.kinds import OutboxKind
+from app.realtime.events import messages_topic, status_topic
+from app.timeline.record import TimelineKind
+
+CLAIM_MESSAGE = (OutboxKind.EMAIL_CLAIM_MESSAGE, OutboxKind.PUSH_CLAIM_MESSAGE)
+CLAIM_STATUS = (OutboxKind.EMAIL_CLAIM_STATUS, OutboxKind.PUSH_CLAIM_STATUS)
+
+CONSEQUENCES: dict[type[Any], tuple[Consequence[Any], ...]] = {
+    ClaimOpened: (
+        Timeline(TimelineKind.CLAIM_CREATED, build.claim_created),
+        Webhook("claim.created", build.claim_data),
+        Cache(build.claim_pages),
+    ),
+    ClaimStatusChanged: (
+        Timeline(TimelineKind.STATUS_CHANGED, build.status_moved),
+        Hub(lambda change: status_topic(change.claim.id), build.status_update),
+        Notify(CLAIM_STATUS, build.status_news, to=build.other_participants),
+        Webhook("claim.status_changed", build.status_changed_data),
+        Cache(build.claim_pages),
+    ),
+    SupplierAssigned: (
+        Timeline(TimelineKind.SUPPLIER_ASSIGNED, build.supplier_assigned),
+        Timeline(TimelineKind.SUPPLIER_UNASSIGNED, build.supplier_unassigned),
+        Cache(build.supplier_pages),  # who sees the claim's lists and messages
+        Webhook("claim.supplier_assigned", build.supplier_data),
+    ),
+    MessagePosted: (
+        Timeline(TimelineKind.MESSAGE_POSTED, build.message_posted),
+        Hub(lambda change: messages_topic(change.claim.id), build.new_message),
+        Notify(CLAIM_MESSAGE, build.message_news, to=build.other_participants),
+        Webhook("message.created", build.message_data),
+        Cache(build.message_pages),
+    ),
+    MessagesRead: (
+        Hub(lambda change: messages_topic(change.claim.id), build.messages_read, when=build.is_receipt),
+        Cache(build.read_pages),
+    ),
+    InboundAccepted: (Timeline(TimelineKind.INBOUND_ACCEPTED, build.inbound_accepted),),
+    InboundIgnored: (Timeline(TimelineKind.INBOUND_IGNORED, build.inbound_ignored),),
+    ProductsChanged: (Cache(build.owner_products),),
+    ProductDeleted: (Cache(build.every_page),),  # its claims and messages leave every kind of page
+    UserChanged: (Cache(build.user_pages),),
+    UserDeleted: (Cache(build.every_page),),  # their data leaves every list; names on other pages change
+}
+
+
+async def record(session: AsyncSession, change: Change) -> None:
+    """Run what `change` causes, in `session`'s transaction (see the module's docstring)."""
+    recording = Recording(session, change)
+    for step in CONSEQUENCES[type(change)]:
+        await step.apply(recording)

@@ -1,0 +1,119 @@
+"""The domain changes services record, one frozen dataclass each: what changed, carrying the rows (or ids)
+its consequences need. Recorded with `app.changes.dispatch.record` by the service that makes the change,
+after the change is written and in its transaction; what each one causes is `dispatch.CONSEQUENCES`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from app.claims.status import ClaimStatus
+from app.models import Claim, Message, User
+
+
+@dataclass(frozen=True)
+class ClaimOpened:
+    claim: Claim
+    customer: User
+
+
+@dataclass(frozen=True)
+class ClaimStatusChanged:
+    """`claim.status` is the new status (its outcome recorded, for a resolution)."""
+
+    claim: Claim
+    former: ClaimStatus
+    actor: User
+
+
+@dataclass(frozen=True)
+class SupplierAssigned:
+    """`claim.supplier_id` is the new supplier, or None: the supplier was removed."""
+
+    claim: Claim
+    former: int | None
+    actor: User
+
+
+@dataclass(frozen=True)
+class MessagePosted:
+    """Posted in the app or by email (the inbound service posts through the messages service)."""
+
+    message: Message
+    claim: Claim
+    sender: User
+
+
+@dataclass(frozen=True)
+class MessagesRead:
+    """`message_ids` (oldest first) newly read by `reader`; `receipt`: the reader is a participant, so the
+    sender is told (an admin looking on is not a read receipt)."""
+
+    claim: Claim
+    reader: User
+    message_ids: tuple[int, ...]
+    read_at: datetime
+    receipt: bool
+
+
+@dataclass(frozen=True)
+class InboundAccepted:
+    """An email of a participant became `message` (its MessagePosted is recorded too)."""
+
+    claim: Claim
+    sender: User
+    message: Message
+
+
+@dataclass(frozen=True)
+class InboundIgnored:
+    """An email that posted nothing, and why. `claim` is a bare id, and `sender` None, when the sender is not
+    known to be a participant: nobody is proven to have sent it."""
+
+    claim: Claim | int
+    sender: User | None
+    reason: str
+    address: str | None  # the From address as the email gave it
+
+
+@dataclass(frozen=True)
+class ProductsChanged:
+    """One owner's products were created, edited, voided or restored, or their receipts changed."""
+
+    owner_id: int
+
+
+@dataclass(frozen=True)
+class ProductDeleted:
+    """With its receipts, claims and messages."""
+
+    product_id: int
+
+
+@dataclass(frozen=True)
+class UserChanged:
+    """An account was created or its fields (roles, name, picture, ...) changed."""
+
+    user_id: int
+
+
+@dataclass(frozen=True)
+class UserDeleted:
+    """With everything it owned; its messages in other people's claims stay, by "Deleted user"."""
+
+    user_id: int
+
+
+Change = (
+    ClaimOpened
+    | ClaimStatusChanged
+    | SupplierAssigned
+    | MessagePosted
+    | MessagesRead
+    | InboundAccepted
+    | InboundIgnored
+    | ProductsChanged
+    | ProductDeleted
+    | UserChanged
+    | UserDeleted
+)

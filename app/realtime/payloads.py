@@ -1,0 +1,44 @@
+"""The hub's event payloads (docs/api.md, real-time events): ids as numeric strings, times ending in Z."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from app.core.clock import iso_utc_z
+from app.models import Claim, Message, User
+from app.notifications.compose import DELETED_USER
+
+
+def new_message(message: Message, sender: User | None) -> dict[str, Any]:
+    """`new_message` on `claims/{id}/messages`."""
+    return {
+        "type": "new_message",
+        "message": {
+            "id": str(message.id),
+            "senderId": str(sender.id) if sender else None,
+            "senderName": sender.name if sender else DELETED_USER,
+            "message": message.body,
+            "createdAt": iso_utc_z(message.created_at),
+        },
+    }
+
+
+def messages_read(message_ids: Iterable[int], read_at: datetime) -> dict[str, Any]:
+    """`messages_read` on `claims/{id}/messages`: a participant read these messages."""
+    return {
+        "type": "messages_read",
+        "messageIds": [str(i) for i in message_ids],
+        "readAt": iso_utc_z(read_at),
+    }
+
+
+def status_update(claim: Claim) -> dict[str, Any]:
+    """`status_update` on `claims/{id}/status`."""
+    return {
+        "type": "status_update",
+        "claimId": claim.id,
+        "status": claim.status,
+        "updatedAt": iso_utc_z(claim.updated_at),
+    }
