@@ -14,16 +14,15 @@ from app.core.clock import utc_today
 from app.core.deps import SettingsDep
 from app.core.openapi import errors
 from app.core.pagination import JsonList, Page, PageParams, Pagination, list_json
+from app.core.scopes import CLAIMS_ALL, PRODUCTS_ALL, claims_of, products_of
 from app.errors import ValidationFailed
 from app.products import extensions
 from app.products.repository import (
-    PRODUCTS_ALL,
     SORT_COLUMNS,
     SORT_KEY_KINDS,
     ProductFilter,
     ProductRepo,
     ProductSort,
-    products_of,
 )
 from app.products.schemas import ProductOut
 from app.products.warranty import WarrantyStatus
@@ -141,7 +140,7 @@ async def list_products(
     `/api/admin/products`). A bare array of every match, or the paginated envelope when `page` or
     `limit` is in the query. Filters combine; `sort` ties are broken by id in the same order."""
     own = replace(where, owner_id=user.id)
-    scopes = [products_of(user.id), f"claims:user:{user.id}"]
+    scopes = [products_of(user.id), claims_of(user.id)]
     return await _list("own", scopes, own, sort, params, products, page, settings)
 
 
@@ -157,4 +156,4 @@ async def admin_list_products(
 ) -> Response:
     """Every user's products (admin only), always in the paginated envelope; the same filters and sort
     as `GET /api/products`."""
-    return await _list("admin", [PRODUCTS_ALL, "claims:all"], where, sort, params, products, page, settings)
+    return await _list("admin", [PRODUCTS_ALL, CLAIMS_ALL], where, sort, params, products, page, settings)

@@ -10,7 +10,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, File, Path, Response, UploadFile, status
 from sqlalchemy import select
 
-from app.core.cache import invalidate
+from app.changes.dispatch import record
+from app.changes.events import ProductsChanged
 from app.core.deps import SettingsDep
 from app.core.files import content_disposition, read_upload
 from app.core.ids import DIGITS_ONLY, MAX_ID
@@ -20,7 +21,6 @@ from app.core.storage import StorageDep, delete_after_commit, discard_on_rollbac
 from app.errors import NotFound
 from app.models import Product, Receipt
 from app.products.dependencies import VisibleProduct
-from app.products.repository import PRODUCTS_ALL, products_of
 from app.products.schemas import ReceiptOut, receipt_url
 
 router = APIRouter(tags=["products"])  # included by app.products.router under /api
@@ -74,13 +74,13 @@ class ReceiptRepository(Repository):
         receipt = Receipt(product_id=product.id, **fields)
         self.session.add(receipt)
         await self.session.flush()
-        invalidate(self.session, products_of(product.owner_id), PRODUCTS_ALL)
+        await record(self.session, ProductsChanged(product.owner_id))
         return receipt
 
     async def delete(self, product: Product, receipt: Receipt) -> None:
         await self.session.delete(receipt)
         await self.session.flush()
-        invalidate(self.session, products_of(product.owner_id), PRODUCTS_ALL)
+        await record(self.session, ProductsChanged(product.owner_id))
 
 
 ReceiptRepo = Annotated[ReceiptRepository, Depends(ReceiptRepository.dependency)]

@@ -26,9 +26,10 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import UnaryExpression
 
+from app.changes.dispatch import record
+from app.changes.events import ProductDeleted, ProductsChanged
 from app.claims.access import visible_claims
 from app.claims.status import ClaimStatus
-from app.core.cache import EVERYTHING, invalidate
 from app.core.counter_locks import take_product_counters
 from app.core.counts import products_expiring, row_count
 from app.core.ids import MAX_ID
@@ -40,7 +41,6 @@ from app.products.warranty import own_end
 from app.realtime.forget import forget_claims
 from app.users.roles import Role
 
-PRODUCTS_ALL = "products:all"
 BULK_ROWS = 1000  # products per multi-row INSERT of an import
 
 # Lists are plain Core statements over the tables (no ORM work per execution).
@@ -55,11 +55,6 @@ SORT_COLUMNS: dict[str, Any] = {
     "warrantyExpiresAt": _products.warranty_expires_on,
     "createdAt": _products.created_at,
 }
-
-
-def products_of(owner_id: int) -> str:
-    """The page-cache scope of one owner's product lists."""
-    return f"products:user:{owner_id}"
 
 
 def visible_owner(user: User) -> int | None:
@@ -297,7 +292,7 @@ class ProductRepository(Repository):
         _keep_expiry(product)
         self.session.add(product)
         await self.session.flush()
-        invalidate(self.session, products_of(owner.id), PRODUCTS_ALL)
+        await record(self.session, ProductsChanged(owner.id))
         return product
 
     async def add_many(self, owner: User, rows: list[dict[str, Any]]) -> None:
@@ -315,7 +310,7 @@ class ProductRepository(Repository):
         await take_product_counters(self.session, facets)
         for start in range(0, len(values), BULK_ROWS):
             await self.session.execute(insert(Product), values[start : start + BULK_ROWS])
-        invalidate(self.session, products_of(owner.id), PRODUCTS_ALL)
+        await record(self.session, ProductsChanged(owner.id))
 
     async def update(self, product: Product, changes: dict[str, Any]) -> Product:
         """Apply `changes` (attribute -> value) and keep the stored expiry day in step."""
@@ -324,7 +319,7 @@ class ProductRepository(Repository):
             setattr(product, name, value)
         await expiry.keep_in_step(self.session, product)
         await self.session.flush()
-        invalidate(self.session, products_of(product.owner_id), PRODUCTS_ALL)
+        await record(self.session, ProductsChanged(product.owner_id))
         return product
 
     async def file_keys(self, product_id: int) -> list[str]:
@@ -342,7 +337,7 @@ class ProductRepository(Repository):
         hub's history."""
         await forget_claims(self.session, select(Claim.id).where(Claim.product_id == product.id))
         await self.session.execute(delete(Product).where(Product.id == product.id))
-        invalidate(self.session, EVERYTHING)
+        await record(self.session, ProductDeleted(product.id))
 
 
 ProductRepo = Annotated[ProductRepository, Depends(ProductRepository.dependency)]

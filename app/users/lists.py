@@ -12,7 +12,8 @@ from app.auth.dependencies import AdminUser
 from app.core.cached_pages import CachedPages
 from app.core.openapi import errors
 from app.core.pagination import JsonList, KeyKind, Page, PageParams, Pagination, list_json
-from app.users.repository import USERS_SCOPE, UserFilter, UserRepo
+from app.core.scopes import USERS_ALL
+from app.users.repository import UserFilter, UserRepo
 from app.users.schemas import RoleName, UserListItem, UsersMeta, UsersPage
 
 router = APIRouter(tags=["users"])  # included by app.users.router under /api
@@ -68,7 +69,7 @@ async def list_users(
         )
         return b'{"data":' + items + b',"meta":' + meta.model_dump_json(by_alias=True).encode() + b"}"
 
-    return await page.respond([USERS_SCOPE], compute)
+    return await page.respond([USERS_ALL], compute)
 
 
 @router.get("/admin/users", response_model=Page[UserListItem], responses=errors(400, 401, 403))
@@ -82,4 +83,4 @@ async def admin_list_users(
         items, count, total, next_cursor = await _page(where, params, users)
         return list_json(items, count, total, params, page.request, next_cursor)
 
-    return await page.respond([USERS_SCOPE], compute)
+    return await page.respond([USERS_ALL], compute)

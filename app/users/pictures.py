@@ -8,14 +8,14 @@ import re
 from fastapi import UploadFile
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.changes.dispatch import record
+from app.changes.events import UserChanged
 from app.config import Settings
-from app.core.cache import invalidate
 from app.core.files import KINDS, FileKind, read_upload
 from app.core.storage import Storage, delete_after_commit, discard_on_rollback
 from app.errors import NotFound
 from app.models import User
 from app.users.picture_copy import clean_copy
-from app.users.repository import USERS_SCOPE
 
 FOLDER = "avatars"
 ALLOWED = {"jpg", "png", "gif", "webp"}
@@ -55,7 +55,7 @@ async def replace_picture(
     discard_on_rollback(session, storage, key)
     previous = user.profile_picture
     user.profile_picture = key.removeprefix(f"{FOLDER}/")
-    invalidate(session, USERS_SCOPE)
+    await record(session, UserChanged(user.id))
     if previous:
         delete_after_commit(session, storage, [picture_key(previous)])
     return user.profile_picture

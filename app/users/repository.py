@@ -20,14 +20,13 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError
 
-from app.core.cache import invalidate
+from app.changes.dispatch import record
+from app.changes.events import UserChanged
 from app.core.repository import Repository
 from app.errors import Conflict
 from app.models import Claim, Message, Product, Receipt, User
 from app.realtime.forget import forget_claims
 from app.users.roles import Role
-
-USERS_SCOPE = "users:all"
 
 # The columns a list item shows (spec 2.5); lists select only these.
 LIST_COLUMNS = (
@@ -88,7 +87,7 @@ class UserRepository(Repository):
         user = User(email=email.lower(), name=name, password_hash=password_hash, roles=normalize_roles(roles))
         self.session.add(user)
         await self._flush_unique_email()
-        invalidate(self.session, USERS_SCOPE)
+        await record(self.session, UserChanged(user.id))
         return user
 
     async def _flush_unique_email(self) -> None:
@@ -112,7 +111,7 @@ class UserRepository(Repository):
         for name, value in changes.items():
             setattr(user, name, value)
         await self._flush_unique_email()
-        invalidate(self.session, USERS_SCOPE)
+        await record(self.session, UserChanged(user.id))
         return user
 
     async def list_page(

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.core.cache import EVERYTHING, invalidate
+from app.changes.dispatch import record
+from app.changes.events import UserDeleted
 from app.core.storage import Storage, delete_after_commit
 from app.errors import Conflict
 from app.messages import recipient_reads
@@ -45,6 +46,5 @@ async def delete_user(user: User, *, users: UserRepository, storage: Storage) ->
     await users.delete(user)
     # The claims they supplied have no supplier now: their reads no longer count as a recipient's.
     await recipient_reads.recompute(users.session, supplied)
-    # Their products, claims and messages vanish from every list, and names on other pages change.
-    invalidate(users.session, EVERYTHING)
+    await record(users.session, UserDeleted(user.id))
     delete_after_commit(users.session, storage, keys)

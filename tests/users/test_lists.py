@@ -10,8 +10,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.core.cache import invalidate
 from app.core.clock import frozen_time
+from app.core.scopes import USERS_ALL
 from app.models import User
-from app.users.repository import USERS_SCOPE
 from tests.factories.users import auth_headers, create_admin, create_supplier, create_user
 from tests.helpers import assert_error, count_queries
 
@@ -208,7 +208,7 @@ async def _bulk_users(sessionmaker: async_sessionmaker[AsyncSession], count: int
             User(email=f"bulk{n}@example.com", name=f"Bulk {n}", password_hash="x", roles=["ROLE_USER"])
             for n in range(count)
         )
-        invalidate(session, USERS_SCOPE)  # as every user write does
+        invalidate(session, USERS_ALL)  # as every user write does
 
 
 @pytest.mark.parametrize("path", ["/api/users?limit=100", "/api/admin/users?limit=100&search=example"])
