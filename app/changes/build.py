@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.changes.consequences import Entry, Recording
+from app.changes import hub_payloads as hub
+from app.changes.consequences import Entry, Notice, Recording
 from app.changes.events import (
     ClaimOpened,
     ClaimStatusChanged,
@@ -15,13 +16,13 @@ from app.changes.events import (
     MessagesRead,
     ProductsChanged,
     SupplierAssigned,
+    WarrantiesExpiring,
 )
 from app.claims.status import ClaimStatus
 from app.core.cache import EVERYTHING
 from app.core.scopes import MESSAGES_ALL, PRODUCTS_ALL, USERS_ALL, claim_scopes, messages_of, products_of
 from app.models import Claim, User
 from app.products import extensions
-from app.realtime import payloads as hub
 from app.webhooks import payloads
 
 ClaimChange = ClaimOpened | ClaimStatusChanged | SupplierAssigned | MessagePosted
@@ -118,6 +119,21 @@ async def status_news(recording: Recording[ClaimStatusChanged]) -> dict[str, Any
     return news
 
 
+def expiry_notices(change: WarrantiesExpiring) -> list[Notice]:
+    """The owner's alert: {"productId", "thresholdDays", "expiresOn", "recipientId"}."""
+    notices = []
+    for alert in change.alerts:
+        product = alert.product
+        payload = {
+            "productId": product.id,
+            "thresholdDays": alert.threshold_days,
+            "expiresOn": product.warranty_expires_on.isoformat(),
+            "recipientId": product.owner_id,
+        }
+        notices.append(Notice(product.email_notifications_enabled, product.notifications_enabled, payload))
+    return notices
+
+
 async def message_news(recording: Recording[MessagePosted]) -> dict[str, Any]:
     message = recording.change.message
     return {"messageId": message.id, "claimId": message.claim_id}
@@ -151,6 +167,10 @@ async def supplier_data(recording: Recording[SupplierAssigned]) -> dict[str, Any
 async def message_data(recording: Recording[MessagePosted]) -> dict[str, Any]:
     change = recording.change
     return {"message": payloads.message(change.message, change.sender), "claimId": change.message.claim_id}
+
+
+def expiring_products(change: WarrantiesExpiring) -> list[dict[str, Any]]:
+    return [payloads.expiring_product(a.product, a.threshold_days, a.days_left) for a in change.alerts]
 
 
 # Page-cache scopes (app.core.scopes)
