@@ -111,6 +111,30 @@ class Notify(Generic[C]):
 
 
 @dataclass(frozen=True)
+class Notice:
+    email: bool  # the recipient's settings: whether to send the email, the push
+    push: bool
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class NotifyEach(Generic[C]):
+    """An email and a push of `kinds` per notice, each as its recipient's settings allow: for a change with
+    a payload per recipient."""
+
+    kinds: tuple[OutboxKind, OutboxKind]  # (email, push)
+    notices: Callable[[C], Iterable[Notice]]
+
+    async def apply(self, recording: Recording[C]) -> None:
+        email, push = self.kinds
+        for notice in self.notices(recording.change):
+            if notice.email:
+                enqueue(recording.session, email, notice.payload)
+            if notice.push:
+                enqueue(recording.session, push, notice.payload)
+
+
+@dataclass(frozen=True)
 class Webhook(Generic[C]):
     """An outbound webhook of `type` with `data`, to every endpoint subscribed to it (app.webhooks)."""
 
@@ -119,6 +143,17 @@ class Webhook(Generic[C]):
 
     async def apply(self, recording: Recording[C]) -> None:
         await webhooks.record(recording.session, self.type, await self.data(recording))
+
+
+@dataclass(frozen=True)
+class WebhookEach(Generic[C]):
+    """An outbound webhook of `type` per item of `data` (one query for the subscribers)."""
+
+    type: str
+    data: Callable[[C], list[dict[str, Any]]]
+
+    async def apply(self, recording: Recording[C]) -> None:
+        await webhooks.record(recording.session, self.type, *self.data(recording.change))
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ commit, so a rolled-back change causes nothing. Steps run in one order: timeline
 webhook, cache (the supplier's row invalidates before its webhook, as it always has).
 
 Not here, because they are not changes a service makes: the outbox worker's results (`notification.*`
-timeline entries, app.timeline.record.notification_finished) and an admin's redelivery of a webhook.
+timeline entries, app.timeline.record.notification_finished), an admin's redelivery of a webhook, and a
+password reset request (app.auth.service queues its email; the token is minted when it is sent).
 """
 
 from __future__ import annotations
@@ -19,7 +20,17 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.changes import build
-from app.changes.consequences import Cache, Consequence, Hub, Notify, Recording, Timeline, Webhook
+from app.changes.consequences import (
+    Cache,
+    Consequence,
+    Hub,
+    Notify,
+    NotifyEach,
+    Recording,
+    Timeline,
+    Webhook,
+    WebhookEach,
+)
 from app.changes.events import (
     Change,
     ClaimOpened,
@@ -33,6 +44,7 @@ from app.changes.events import (
     SupplierAssigned,
     UserChanged,
     UserDeleted,
+    WarrantiesExpiring,
 )
 from app.notifications.kinds import OutboxKind
 from app.realtime.events import messages_topic, status_topic
@@ -40,6 +52,7 @@ from app.timeline.record import TimelineKind
 
 CLAIM_MESSAGE = (OutboxKind.EMAIL_CLAIM_MESSAGE, OutboxKind.PUSH_CLAIM_MESSAGE)
 CLAIM_STATUS = (OutboxKind.EMAIL_CLAIM_STATUS, OutboxKind.PUSH_CLAIM_STATUS)
+EXPIRY_ALERT = (OutboxKind.EMAIL_EXPIRY_ALERT, OutboxKind.PUSH_EXPIRY_ALERT)
 
 CONSEQUENCES: dict[type[Any], tuple[Consequence[Any], ...]] = {
     ClaimOpened: (
@@ -77,6 +90,10 @@ CONSEQUENCES: dict[type[Any], tuple[Consequence[Any], ...]] = {
     ProductDeleted: (Cache(build.every_page),),  # its claims and messages leave every kind of page
     UserChanged: (Cache(build.user_pages),),
     UserDeleted: (Cache(build.every_page),),  # their data leaves every list; names on other pages change
+    WarrantiesExpiring: (
+        NotifyEach(EXPIRY_ALERT, build.expiry_notices),  # to each product's owner
+        WebhookEach("product.warranty_expiring", build.expiring_products),
+    ),
 }
 
 

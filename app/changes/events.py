@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from app.claims.status import ClaimStatus
 from app.models import Claim, Message, User
@@ -104,6 +105,24 @@ class UserDeleted:
     user_id: int
 
 
+@dataclass(frozen=True)
+class WarrantyAlert:
+    """`product`: the expiry job's row (id, name, brand, category, warranty_expires_on, owner_id, and the
+    owner's notifications_enabled and email_notifications_enabled)."""
+
+    product: Any
+    threshold_days: int  # the smallest threshold the product is within
+    days_left: int
+
+
+@dataclass(frozen=True)
+class WarrantiesExpiring:
+    """First alerts for products whose warranty ends within a threshold (the send-expiry-alerts job, one
+    change per batch of products: its webhooks take one query for the subscribers)."""
+
+    alerts: tuple[WarrantyAlert, ...]
+
+
 Change = (
     ClaimOpened
     | ClaimStatusChanged
@@ -116,4 +135,5 @@ Change = (
     | ProductDeleted
     | UserChanged
     | UserDeleted
+    | WarrantiesExpiring
 )

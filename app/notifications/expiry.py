@@ -19,16 +19,14 @@ from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.changes.dispatch import record
+from app.changes.events import WarrantiesExpiring, WarrantyAlert
 from app.config import Settings
 from app.core.clock import utc_now, utc_today
 from app.models import ExpiryAlert, Product, User
 from app.notifications.email import Email
-from app.notifications.kinds import OutboxKind
-from app.notifications.outbox import enqueue
 from app.notifications.push import PushNotification
 from app.notifications.render import render
-from app.webhooks import events as webhooks
-from app.webhooks import payloads
 
 CHUNK = 500
 
@@ -91,24 +89,14 @@ async def _alert(session: AsyncSession, rows: list[Any], thresholds: list[int], 
             for t in applicable
         ]
     inserted = await _insert_new(session, wanted)
-    announced: list[dict[str, Any]] = []
-    for row in rows:
-        if (row.id, smallest[row.id]) not in inserted:
-            continue  # already alerted for this threshold and date (by an earlier or concurrent run)
-        payload = {
-            "productId": row.id,
-            "thresholdDays": smallest[row.id],
-            "expiresOn": row.warranty_expires_on.isoformat(),
-            "recipientId": row.owner_id,
-        }
-        if row.email_notifications_enabled:
-            enqueue(session, OutboxKind.EMAIL_EXPIRY_ALERT, payload)
-        if row.notifications_enabled:
-            enqueue(session, OutboxKind.PUSH_EXPIRY_ALERT, payload)
-        days_left = (row.warranty_expires_on - today).days
-        announced.append(payloads.expiring_product(row, smallest[row.id], days_left))
-    await webhooks.record(session, "product.warranty_expiring", *announced)
-    return len(announced)
+    # Only the alerts this run inserted: the others were sent by an earlier or concurrent run.
+    alerts = tuple(
+        WarrantyAlert(row, smallest[row.id], (row.warranty_expires_on - today).days)
+        for row in rows
+        if (row.id, smallest[row.id]) in inserted
+    )
+    await record(session, WarrantiesExpiring(alerts))
+    return len(alerts)
 
 
 async def _insert_new(session: AsyncSession, values: list[dict[str, Any]]) -> set[tuple[int, int]]:
