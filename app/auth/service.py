@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
 
-from sqlalchemy import func, select, update
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth.throttle import Throttle
 from app.auth.tokens import RefreshTokenRepository
 from app.config import Settings
 from app.core.clock import utc_now
-from app.core.security import PasswordHasher, create_access_token, hash_token, new_opaque_token
+from app.core.security import PasswordHasher, create_access_token, hash_token
 from app.errors import Forbidden, Unauthorized, ValidationFailed
 from app.models import PasswordResetToken, User
 from app.notifications.kinds import OutboxKind
@@ -111,33 +110,13 @@ async def change_password(
     await refresh_tokens.revoke_all_for_user(user.id, keep_family=keep_family)
 
 
-# Password reset. The request only records "send a reset link to this address" (the same work whether or
-# not the address has an account: no enumeration, by answer or by timing); the worker looks the account up
-# and mints the token when it sends the email, so the raw token is never stored, not even in the outbox.
-RESET_EMAIL_INTERVAL = timedelta(minutes=1)
+# Password reset. The request only records "send a reset link to this address"; the worker mints the token
+# when it sends the email (app.notifications.password_reset).
 
 
 async def forgot_password(session: AsyncSession, email: str, client: str, *, throttle: Throttle) -> None:
     await throttle.hit(throttle.limits.password_forgot, client)
     enqueue(session, OutboxKind.EMAIL_PASSWORD_RESET, {"email": email.strip().lower()})
-
-
-async def issue_reset_token(session: AsyncSession, user_id: int, settings: Settings) -> str | None:
-    """A new single-use reset token for `user_id` (returned in clear once; stored hashed). None when one
-    was issued less than RESET_EMAIL_INTERVAL ago: a flood of requests sends at most one email a minute."""
-    now = utc_now()
-    # Lock the user row: concurrent sends for one user (PostgreSQL) take turns at the check below.
-    await session.execute(select(User.id).where(User.id == user_id).with_for_update())
-    latest = await session.scalar(
-        select(func.max(PasswordResetToken.created_at)).where(PasswordResetToken.user_id == user_id)
-    )
-    if latest is not None and latest > now - RESET_EMAIL_INTERVAL:
-        return None
-    raw = new_opaque_token()
-    expires_at = now + timedelta(seconds=settings.password_reset_ttl)
-    session.add(PasswordResetToken(user_id=user_id, token_hash=hash_token(raw), expires_at=expires_at))
-    await session.flush()
-    return raw
 
 
 async def reset_password(

@@ -9,17 +9,15 @@ from typing import Any
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.auth.service import issue_reset_token
 from app.config import Settings
 from app.core.security import hash_token
 from app.core.storage import Storage
 from app.core.storage_backend import create_storage
-from app.models import DeviceToken, PasswordResetToken, User
+from app.models import DeviceToken, PasswordResetToken
 from app.notifications import compose, expiry
 from app.notifications.email import Email, MailSender, build_message, mail_sender
-from app.notifications.kinds import OutboxKind
+from app.notifications.password_reset import issue_reset_token, reset_email
 from app.notifications.push import PushNotification, PushSender, PushTarget, push_sender
-from app.notifications.render import render
 from app.notifications.worker import Handler, OutboxWorker
 from app.users.repository import UserRepository
 from app.webhooks.delivery import WebhookDeliverer
@@ -110,15 +108,6 @@ class Delivery:
                     delete(PasswordResetToken).where(PasswordResetToken.token_hash == hash_token(raw))
                 )
             raise
-
-
-def reset_email(user: User, raw_token: str, settings: Settings) -> Email:
-    subject = "Reset your Warranty password"
-    minutes = max(1, settings.password_reset_ttl // 60)
-    valid_for = f"{minutes // 60} hour(s)" if minutes % 60 == 0 else f"{minutes} minutes"
-    link = f"{settings.frontend_url.rstrip('/')}/reset-password?token={raw_token}"
-    text, html = render("password_reset", subject, name=user.name, link=link, valid_for=valid_for)
-    return Email(user.email, subject, text, html)
 
 
 def build_worker(
