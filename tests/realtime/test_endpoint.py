@@ -1,4 +1,4 @@
-"""The hub's HTTP edge (app.realtime.endpoint), which answers ahead of the API's middleware: the request
+"""The hub's HTTP edge (app.realtime.asgi_entry), which answers ahead of the API's middleware: the request
 id, CORS, the error body, disconnects, and the route's place in the OpenAPI document."""
 
 from __future__ import annotations

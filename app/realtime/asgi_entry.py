@@ -1,4 +1,6 @@
-"""GET /.well-known/mercure as a lean pure ASGI app, answered ahead of FastAPI's middleware stack.
+"""The hub's ASGI entry: GET /.well-known/mercure as a lean pure ASGI app, answered ahead of FastAPI's
+middleware stack (app.main.Warranty.__call__ hands it these requests; app.realtime.openapi_path only
+documents the path).
 
 A stream lives for hours: every layer it passes through keeps a coroutine frame alive per connection, and
 a layer that wraps `send` adds a call to every frame. So the app (app.main.Warranty) hands these requests
@@ -26,9 +28,9 @@ from app.config import Settings
 from app.core import request_context
 from app.core.clock import utc_now
 from app.core.handlers import internal_error, render
+from app.core.metrics import series
 from app.core.middleware import request_id_of
 from app.errors import AppError, ServiceUnavailable, TooManyRequests
-from app.metrics.series import series
 from app.realtime.access import authenticate, find_token, require_visible
 from app.realtime.events import StoredEvent
 from app.realtime.history import (

@@ -1,4 +1,5 @@
-"""The hub's subscription endpoint in the OpenAPI document, at the path a Mercure hub uses."""
+"""The hub's subscription path as the OpenAPI document shows it, at the path a Mercure hub uses. A stub: the
+streams themselves are answered by the hub's ASGI entry (app.realtime.asgi_entry), ahead of FastAPI."""
 
 from __future__ import annotations
 
@@ -36,5 +37,5 @@ async def subscribe(
     the `lastEventID` parameter) replays the missed events of these topics, then the stream goes live;
     `earliest` replays all history. The stream ends when the token expires."""
     # Only for the OpenAPI document (and the 405 on other methods): GET on this path is answered by
-    # app.realtime.endpoint.HubEndpoint, ahead of the routers and their middleware (app.main.Warranty).
+    # app.realtime.asgi_entry.HubEndpoint, ahead of the routers and their middleware (app.main.Warranty).
     raise NotImplementedError
