@@ -23,6 +23,7 @@ from app.core.handlers import install_error_handlers
 from app.core.images import DECODES
 from app.core.json_limits import MAX_JSON_DEPTH, MAX_JSON_VALUES
 from app.core.logs import configure_logging
+from app.core.metrics import install as install_metrics
 from app.core.middleware import BodySizeLimitMiddleware, JsonLimitsMiddleware, RequestIdMiddleware
 from app.core.openapi import without_default_422
 from app.core.openapi_document import operation_id, refine
@@ -34,13 +35,12 @@ from app.health import router as health_router
 from app.inbound.router import router as inbound_router
 from app.messages.router import router as messages_router
 from app.metrics.router import router as metrics_router
-from app.metrics.series import install as install_metrics
 from app.notifications.lifespan import worker_lifespan
 from app.notifications.router import router as notifications_router
-from app.products.router import router as products_router
-from app.realtime.endpoint import HubEndpoint
+from app.products.routes import router as products_router
+from app.realtime.asgi_entry import HubEndpoint
 from app.realtime.lifespan import hub_lifespan
-from app.realtime.router import router as realtime_router
+from app.realtime.openapi_path import router as hub_openapi_path
 from app.timeline.router import router as timeline_router
 from app.users.router import router as users_router
 from app.webhooks.router import router as webhooks_router
@@ -58,7 +58,7 @@ ROUTERS = (
     notifications_router,
     webhooks_router,
     inbound_router,
-    realtime_router,
+    hub_openapi_path,
     metrics_router,
 )
 

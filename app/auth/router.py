@@ -3,7 +3,6 @@ from __future__ import annotations
 from fastapi import APIRouter, Response, status
 
 from app.auth import service
-from app.auth.dependencies import CurrentTokenPayload, CurrentUser
 from app.auth.schemas import (
     LoginRequest,
     LoginResponse,
@@ -13,14 +12,20 @@ from app.auth.schemas import (
     RefreshRequest,
     TokenPair,
 )
-from app.auth.throttle import ThrottleDep
-from app.auth.tokens import RefreshTokenRepo
 from app.config import Settings
-from app.core.db import SessionDep
-from app.core.deps import ClientAddress, HasherDep, SettingsDep
 from app.core.openapi import errors
+from app.dependencies import (
+    ClientAddress,
+    CurrentTokenPayload,
+    CurrentUser,
+    HasherDep,
+    RefreshTokenRepo,
+    SessionDep,
+    SettingsDep,
+    ThrottleDep,
+    UserRepo,
+)
 from app.models import User
-from app.users.repository import UserRepo
 from app.users.schemas import UserOut, UserRegister
 
 router = APIRouter(prefix="/api", tags=["auth"])

@@ -13,16 +13,15 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Request
 from sqlalchemy import delete, func, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings
 from app.core.clock import utc_now
+from app.core.metrics import series
 from app.errors import TooManyRequests
-from app.metrics.series import series
 from app.models import ThrottleHit
 
 
@@ -155,6 +154,3 @@ async def _prune(session: AsyncSession, limit: Limit, key: str) -> None:
 async def get_throttle(request: Request) -> Throttle:
     state = request.app.state
     return Throttle(state.sessionmaker, state.settings)
-
-
-ThrottleDep = Annotated[Throttle, Depends(get_throttle)]

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import uuid
 from datetime import timedelta
-from typing import Annotated
 
-from fastapi import Depends
 from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.config import Settings
 from app.core.clock import utc_now
-from app.core.db import SessionDep, keep_on_error
-from app.core.deps import SettingsDep
+from app.core.db import keep_on_error
 from app.core.repository import Repository
 from app.core.security import hash_token, new_opaque_token
 from app.errors import Unauthorized
@@ -19,7 +18,7 @@ from app.models import RefreshToken
 
 
 class RefreshTokenRepository(Repository):
-    def __init__(self, session: SessionDep, settings: SettingsDep) -> None:
+    def __init__(self, session: AsyncSession, settings: Settings) -> None:
         super().__init__(session)
         self.ttl = timedelta(days=settings.refresh_token_ttl_days)
 
@@ -90,10 +89,3 @@ class RefreshTokenRepository(Repository):
 
 def _invalid() -> Unauthorized:
     return Unauthorized("The refresh token is not valid; sign in again.", code="AUTH_TOKEN_INVALID")
-
-
-async def refresh_token_repository(session: SessionDep, settings: SettingsDep) -> RefreshTokenRepository:
-    return RefreshTokenRepository(session, settings)
-
-
-RefreshTokenRepo = Annotated[RefreshTokenRepository, Depends(refresh_token_repository)]

@@ -6,9 +6,7 @@ import base64
 import re
 import secrets
 from datetime import date
-from typing import Annotated
 
-from fastapi import Depends
 from sqlalchemy import case, delete, select
 from sqlalchemy.exc import IntegrityError
 
@@ -98,6 +96,3 @@ class CalendarRepository(Repository):
             .limit(limit)
         )
         return [ExpiryEntry(*row) for row in await self.session.execute(statement)]
-
-
-CalendarRepo = Annotated[CalendarRepository, Depends(CalendarRepository.dependency)]

@@ -10,14 +10,13 @@ import anyio
 from fastapi import APIRouter, Path, Request, Response
 from pydantic import Field
 
-from app.auth.dependencies import CurrentUser
 from app.calendar.feed import render_feed, style_of
-from app.calendar.repository import CalendarRepo, CalendarRepository
+from app.calendar.repository import CalendarRepository
 from app.config import Settings
 from app.core.clock import utc_today
-from app.core.deps import SettingsDep
 from app.core.openapi import errors
 from app.core.schemas import ResponseModel
+from app.dependencies import CalendarRepo, CurrentUser, SettingsDep
 from app.errors import NotFound
 
 router = APIRouter(prefix="/api", tags=["calendar"])

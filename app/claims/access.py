@@ -3,15 +3,10 @@ every read of claims, messages and attachments goes through these statements."""
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import Depends, Path
 from sqlalchemy import Select, bindparam, or_, select, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.auth.dependencies import CurrentUser
-from app.core.db import SessionDep
-from app.core.ids import DIGITS_ONLY, MAX_ID
+from app.core.ids import MAX_ID
 from app.errors import NotFound
 from app.models import Claim, User
 from app.users.roles import Role
@@ -78,24 +73,3 @@ async def get_visible_claim(session: AsyncSession, user: User, claim_id: int) ->
     if claim is None:
         raise not_found()
     return claim
-
-
-async def visible_claim(
-    claim_id: Annotated[int, Path(alias="claimId", description="The claim's id."), DIGITS_ONLY],
-    user: CurrentUser,
-    session: SessionDep,
-) -> Claim:
-    return await get_visible_claim(session, user, claim_id)
-
-
-async def visible_claim_by_id(
-    claim_id: Annotated[int, Path(alias="id", description="The claim's id."), DIGITS_ONLY],
-    user: CurrentUser,
-    session: SessionDep,
-) -> Claim:
-    return await get_visible_claim(session, user, claim_id)
-
-
-# `/api/claims/{claimId}/...` (messages API) and `/api/claims/{id}/...` (claims API).
-VisibleClaim = Annotated[Claim, Depends(visible_claim)]
-VisibleClaimById = Annotated[Claim, Depends(visible_claim_by_id)]

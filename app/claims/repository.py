@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import Depends
 from sqlalchemy import ColumnElement, Select, bindparam, func, select, tuple_
 from sqlalchemy.exc import IntegrityError
 
@@ -157,5 +156,3 @@ _NEWEST_MESSAGES = (
     .order_by(_message.created_at.desc(), _message.id.desc())
     .limit(DETAIL_MESSAGES + 1)
 )
-
-ClaimRepo = Annotated[ClaimRepository, Depends(ClaimRepository.dependency)]

@@ -3,16 +3,15 @@ detail, the lifecycle and supplier assignment."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Query, Response, status
+from fastapi import APIRouter, Response, status
 from sqlalchemy import select
 
-from app.auth.dependencies import AdminUser, CurrentUser
 from app.claims import service
-from app.claims.access import VisibleClaimById, participating_claims
+from app.claims.access import participating_claims
 from app.claims.outcome import Resolution
-from app.claims.repository import LIST_KEY, ClaimFilter, ClaimRepo
+from app.claims.repository import LIST_KEY, ClaimFilter
 from app.claims.schemas import (
     ClaimCreate,
     ClaimDetail,
@@ -22,31 +21,28 @@ from app.claims.schemas import (
     StatusChange,
     SupplierAssign,
 )
-from app.claims.status import ClaimStatus, ClaimStatusName
-from app.core.cached_pages import CachedPages
-from app.core.db import SessionDep
-from app.core.deps import SettingsDep
-from app.core.ids import DIGITS_ONLY, MAX_ID
+from app.claims.status import ClaimStatus
 from app.core.openapi import errors
-from app.core.pagination import JsonList, Page, PageParams, Pagination, list_json
+from app.core.pagination import JsonList, Page, PageParams, list_json
 from app.core.scopes import CLAIMS_ALL, PRODUCTS_ALL, USERS_ALL, claims_of
+from app.dependencies import (
+    ONE_SNAPSHOT,
+    AdminUser,
+    CachedPages,
+    ClaimQuery,
+    ClaimRepo,
+    CurrentUser,
+    Pagination,
+    SessionDep,
+    SettingsDep,
+    VisibleClaimById,
+)
 from app.models import Claim
 from app.products import extensions
 from app.products.schemas import WarrantyExtensionOut
 from app.realtime.handoff import read_handoff
-from app.realtime.resume import ONE_SNAPSHOT
 
 router = APIRouter(prefix="/api", tags=["claims"])
-
-
-async def claim_filter(
-    status: Annotated[ClaimStatusName | None, Query(description="Only claims in this status.")] = None,
-    product_id: Annotated[int | None, Query(alias="productId", ge=1, le=MAX_ID), DIGITS_ONLY] = None,
-) -> ClaimFilter:
-    return ClaimFilter(status=status, product_id=product_id)
-
-
-Filter = Annotated[ClaimFilter, Depends(claim_filter)]
 
 
 CLAIMS_JSON = JsonList(ClaimListItem)
@@ -109,7 +105,7 @@ async def create_claim(
 
 @router.get("/claims", response_model=list[ClaimListItem] | Page[ClaimListItem], responses=errors(400, 401))
 async def list_claims(
-    user: CurrentUser, where: Filter, params: Pagination, claims: ClaimRepo, page: CachedPages
+    user: CurrentUser, where: ClaimQuery, params: Pagination, claims: ClaimRepo, page: CachedPages
 ) -> Response:
     """The claims the caller takes part in, as customer or as assigned supplier (for admins too: the
     admin's view of every claim is `GET /api/admin/claims`), newest first. Filters `status`,
@@ -121,7 +117,7 @@ async def list_claims(
 
 @router.get("/admin/claims", response_model=Page[ClaimListItem], responses=errors(400, 401, 403))
 async def admin_list_claims(
-    admin: AdminUser, where: Filter, params: Pagination, claims: ClaimRepo, page: CachedPages
+    admin: AdminUser, where: ClaimQuery, params: Pagination, claims: ClaimRepo, page: CachedPages
 ) -> Response:
     """Every claim, newest first (admin only), always in the 8.1 envelope; filters `status`, `productId`."""
     scopes = [CLAIMS_ALL, PRODUCTS_ALL, USERS_ALL]

@@ -6,13 +6,11 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Annotated
 
-from fastapi import Depends, Request, Response
+from fastapi import Request, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.auth.dependencies import CurrentUser
 from app.config import Settings
 from app.core import request_context
 from app.core.cache import (
@@ -23,9 +21,8 @@ from app.core.cache import (
     page_key,
 )
 from app.core.clock import utc_today
-from app.core.db import SessionDep
+from app.core.metrics import ROUTE_KEY, route_template, series
 from app.core.security import AccessTokenPayload, verified_token_payload
-from app.metrics.series import ROUTE_KEY, route_template, series
 from app.models import User
 
 # Scope state key: (scopes, version) read by ServeCachedPages for a stale page, reused by its route.
@@ -80,13 +77,6 @@ class PageRequest:
         else:
             series().cache_hits.inc()
         return json_bytes(page.body, page.headers)
-
-
-async def page_request(request: Request, session: SessionDep, user: CurrentUser) -> PageRequest:
-    return PageRequest(request.app.state.page_cache, request, session, user)
-
-
-CachedPages = Annotated[PageRequest, Depends(page_request)]
 
 
 def authorization(scope: Scope) -> bytes | None:

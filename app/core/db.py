@@ -14,9 +14,9 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import Depends, Request
+from fastapi import Request
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DisconnectionError
@@ -168,7 +168,3 @@ async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
         except BaseException:
             await session.rollback()
             raise
-
-
-# scope="function": the commit runs before the response is sent, so its failure is the client's 5xx.
-SessionDep = Annotated[AsyncSession, Depends(get_session, scope="function")]

@@ -19,20 +19,17 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Annotated, Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 from urllib.parse import urlencode
 
-from fastapi import Depends, Query, Request
+from fastapi import Request
 from pydantic import BaseModel, Field, TypeAdapter
 
-from app.auth.dependencies import CurrentUser
 from app.errors import ValidationFailed
-from app.models import User
-from app.users.roles import Role
 
 ABSOLUTE_MAX_LIMIT = 100
 DEFAULT_LIMIT = 20
-ROLE_MAX_LIMIT = {"CUSTOMER": 50, "ADMIN": 100}
+MAX_LIMIT = 50  # for everyone but admins, whose maximum is ABSOLUTE_MAX_LIMIT
 
 T = TypeVar("T")
 # The kinds of values a sort key holds, as a cursor carries them (JSON has no dates).
@@ -149,10 +146,6 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-def role_max_limit(user: User) -> int:
-    return ROLE_MAX_LIMIT["ADMIN"] if Role.ADMIN in user.effective_roles else ROLE_MAX_LIMIT["CUSTOMER"]
-
-
 def _parse_positive(raw: str | None, default: int, code: str, name: str) -> int:
     if raw is None:
         return default
@@ -165,7 +158,8 @@ def _parse_positive(raw: str | None, default: int, code: str, name: str) -> int:
     return value
 
 
-def parse_page_params(request: Request, user: User) -> PageParams:
+def parse_page_params(request: Request, *, admin: bool) -> PageParams:
+    """The query's paging; `limit` lowered to MAX_LIMIT unless the caller is an admin."""
     query = request.query_params
     page = _parse_positive(query.get("page"), 1, "VALIDATION_INVALID_PAGE", "page")
     limit = _parse_positive(query.get("limit"), DEFAULT_LIMIT, "VALIDATION_INVALID_LIMIT", "limit")
@@ -182,27 +176,8 @@ def parse_page_params(request: Request, user: User) -> PageParams:
         if "page" in query:
             raise ValidationFailed.field("cursor", "give either page or cursor, not both")
         after = signer.verify(query["cursor"])
-    limit = min(limit, role_max_limit(user))
+    limit = limit if admin else min(limit, MAX_LIMIT)
     return PageParams(page=page, limit=limit, requested=requested, after=after, signer=signer)
-
-
-async def page_params(
-    request: Request,
-    user: CurrentUser,
-    # Declared as text for the OpenAPI document; parsed by hand for the contract's own error codes.
-    page: Annotated[str | None, Query(description="1-based page; with `limit`, answers the envelope")] = None,
-    limit: Annotated[
-        str | None, Query(description="items per page, 1..100 (lowered to 50 for non-admins)")
-    ] = None,
-    cursor: Annotated[
-        str | None,
-        Query(description="`meta.next_cursor` of the previous page: the page after it (instead of `page`)"),
-    ] = None,
-) -> PageParams:
-    return parse_page_params(request, user)
-
-
-Pagination = Annotated[PageParams, Depends(page_params)]
 
 
 class PageMeta(BaseModel):

@@ -14,10 +14,10 @@ import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Annotated, Protocol
+from typing import IO, Protocol
 
 import anyio
-from fastapi import Depends, Request
+from fastapi import Request
 from fastapi.responses import StreamingResponse
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -136,9 +136,6 @@ def streamed(download: Download, media_type: str, headers: dict[str, str]) -> St
 async def get_storage(request: Request) -> Storage:
     storage: Storage = request.app.state.storage
     return storage
-
-
-StorageDep = Annotated[Storage, Depends(get_storage)]
 
 
 def delete_after_commit(session: AsyncSession, storage: Storage, keys: list[str]) -> None:

@@ -13,16 +13,14 @@ from fastapi import APIRouter, BackgroundTasks, Request
 from pydantic import Field
 
 from app.config import Settings
-from app.core.db import SessionDep
-from app.core.deps import SettingsDep
+from app.core.metrics import series
 from app.core.openapi import errors
 from app.core.schemas import ResponseModel
-from app.core.storage import StorageDep
+from app.dependencies import SessionDep, SettingsDep, StorageDep
 from app.errors import AppError, NotFound, ValidationFailed
 from app.inbound import deliveries
 from app.inbound.service import Outcome, receive
 from app.inbound.signatures import postmark_basic_auth, verify_provider_signature, verify_standard_webhook
-from app.metrics.series import series
 
 logger = logging.getLogger("warranty.inbound")
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from fastapi import Depends
 from sqlalchemy import ColumnElement, Select, and_, bindparam, case, func, select, tuple_, type_coerce
 
 from app.core.counts import claim_messages, row_count
@@ -176,6 +175,3 @@ class MessageRepository(Repository):
         if where.unread is not None:
             conditions.append(read_at.is_(None) if where.unread else read_at.is_not(None))
         return conditions
-
-
-MessageRepo = Annotated[MessageRepository, Depends(MessageRepository.dependency)]

@@ -5,29 +5,36 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query, Response, status
+from fastapi import APIRouter, Depends, Path, Response, status
 from starlette.convertors import StringConvertor, register_url_convertor
 
-from app.auth.dependencies import AdminUser, CurrentUser
-from app.claims.access import VisibleClaim
-from app.core.cached_pages import CachedPages
-from app.core.db import SessionDep
-from app.core.deps import SettingsDep
 from app.core.files import content_disposition
 from app.core.ids import DIGITS_ONLY, MAX_ID
 from app.core.openapi import errors
-from app.core.pagination import JsonList, Page, Pagination, list_json
+from app.core.pagination import JsonList, Page, list_json
 from app.core.scopes import MESSAGES_ALL, USERS_ALL, messages_of
-from app.core.storage import StorageDep, streamed
+from app.core.storage import streamed
+from app.dependencies import (
+    ONE_SNAPSHOT,
+    AdminUser,
+    CachedPages,
+    CurrentUser,
+    MessageQuery,
+    MessageRepo,
+    Pagination,
+    SessionDep,
+    SettingsDep,
+    StorageDep,
+    VisibleClaim,
+)
 from app.errors import NotFound
 from app.messages.attachments import decode_attachment
 from app.messages.reads import mark_read
-from app.messages.repository import LIST_KEY, MessageFilter, MessageRepo
+from app.messages.repository import LIST_KEY
 from app.messages.schemas import AdminMessageOut, MarkedRead, MessageCreated, MessageOut, MessageSend
 from app.messages.serializers import admin_message_out, message_created, message_out
 from app.messages.service import post_message
 from app.realtime.handoff import read_handoff
-from app.realtime.resume import ONE_SNAPSHOT
 
 router = APIRouter(prefix="/api", tags=["messages"])
 
@@ -186,21 +193,11 @@ async def download_attachment(
     )
 
 
-async def message_filter(
-    claim_id: Annotated[int | None, Query(alias="claimId", ge=1, le=MAX_ID), DIGITS_ONLY] = None,
-    sender_id: Annotated[int | None, Query(alias="senderId", ge=1, le=MAX_ID), DIGITS_ONLY] = None,
-    unread: Annotated[
-        bool | None, Query(description="true: not yet read by any recipient; false: read by one.")
-    ] = None,
-) -> MessageFilter:
-    return MessageFilter(claim_id=claim_id, sender_id=sender_id, unread=unread)
-
-
 @router.get("/messages", response_model=Page[AdminMessageOut], responses=errors(400, 401, 403))
 async def list_all_messages(
     admin: AdminUser,
     params: Pagination,
-    where: Annotated[MessageFilter, Depends(message_filter)],
+    where: MessageQuery,
     messages: MessageRepo,
     page: CachedPages,
 ) -> Response:

@@ -13,12 +13,12 @@ from prometheus_client.multiprocess import MultiProcessCollector
 
 from app.config import Settings
 from app.core.client_address import Network
-from app.core.deps import ClientAddress, SettingsDep
+from app.core.metrics import series
+from app.core.metrics_folder import forget_dead_processes
 from app.core.openapi import errors
+from app.dependencies import ClientAddress, SettingsDep
 from app.errors import NotFound
-from app.metrics.folder import forget_dead_processes
 from app.metrics.outbox import Backlog, read_backlog
-from app.metrics.series import series
 
 router = APIRouter(tags=["operations"])
 

@@ -16,6 +16,7 @@ from app.core.storage_backend import create_storage
 from app.models import DeviceToken, PasswordResetToken
 from app.notifications import compose, expiry
 from app.notifications.email import Email, MailSender, build_message, mail_sender
+from app.notifications.kinds import OutboxKind
 from app.notifications.password_reset import issue_reset_token, reset_email
 from app.notifications.push import PushNotification, PushSender, PushTarget, push_sender
 from app.notifications.worker import Handler, OutboxWorker

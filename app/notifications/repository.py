@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import Depends
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 
@@ -126,7 +123,3 @@ class OutboxRepository(Repository):
 
     def _wake_worker(self) -> None:
         wake_worker(self.session)
-
-
-DeviceTokenRepo = Annotated[DeviceTokenRepository, Depends(DeviceTokenRepository.dependency)]
-OutboxRepo = Annotated[OutboxRepository, Depends(OutboxRepository.dependency)]

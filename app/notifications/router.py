@@ -7,14 +7,12 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Path, Query, Request, Response, status
 
-from app.auth.dependencies import AdminUser, CurrentUser
-from app.core.deps import SettingsDep
 from app.core.ids import DIGITS_ONLY
 from app.core.openapi import errors
-from app.core.pagination import Page, Pagination, build_page
+from app.core.pagination import Page, build_page
+from app.dependencies import AdminUser, CurrentUser, DeviceTokenRepo, OutboxRepo, Pagination, SettingsDep
 from app.models import DeviceToken, OutboxItem
 from app.notifications.platforms import Platform
-from app.notifications.repository import DeviceTokenRepo, OutboxRepo
 from app.notifications.schemas import (
     BulkRetried,
     BulkRetry,

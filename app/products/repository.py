@@ -5,9 +5,8 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import Depends
 from sqlalchemy import (
     ColumnElement,
     Row,
@@ -338,6 +337,3 @@ class ProductRepository(Repository):
         await forget_claims(self.session, select(Claim.id).where(Claim.product_id == product.id))
         await self.session.execute(delete(Product).where(Product.id == product.id))
         await record(self.session, ProductDeleted(product.id))
-
-
-ProductRepo = Annotated[ProductRepository, Depends(ProductRepository.dependency)]

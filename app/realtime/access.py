@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.auth.dependencies import check_credentials
+from app.auth.credentials import check_credentials
 from app.claims.access import visible_claims
 from app.config import Settings
 from app.core import request_context

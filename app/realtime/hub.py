@@ -12,7 +12,7 @@ import asyncio
 import logging
 from collections import defaultdict
 
-from app.metrics.series import series
+from app.core.metrics import series
 from app.realtime.events import StoredEvent
 
 logger = logging.getLogger("warranty.realtime")
@@ -62,7 +62,7 @@ class Subscriber:
         # For the hub's clock (app.realtime.clock), in event-loop time.
         self.written = asyncio.get_running_loop().time()  # when its stream last wrote
         self.expires_at = float("inf")  # when its token expires
-        self.credential_version = 0  # its token's (app/auth/dependencies.check_credentials)
+        self.credential_version = 0  # its token's (app/auth/credentials.check_credentials)
         self.beat = False  # a heartbeat is due
 
     def wake(self) -> None:

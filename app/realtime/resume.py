@@ -14,10 +14,8 @@ REPEATABLE READ, read-only transaction.
 
 from __future__ import annotations
 
-from fastapi import Depends
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.core.db import SessionDep
 from app.realtime.history import EARLIEST, newest_id
 
 
@@ -28,15 +26,12 @@ async def resume_point(session: AsyncSession) -> str:
     return str(newest) if newest is not None else EARLIEST
 
 
-async def one_snapshot(session: SessionDep) -> None:
-    """Route dependency: every read of the request sees one snapshot (PostgreSQL: REPEATABLE READ, read
-    only; SQLite's read transaction is one already). Route-level dependencies run before the endpoint's
-    own, so nothing has used the session yet."""
+async def use_one_snapshot(session: AsyncSession) -> None:
+    """Every later read of the session sees one snapshot (PostgreSQL: REPEATABLE READ, read only; SQLite's
+    read transaction is one already). Routes declare it as `ONE_SNAPSHOT` (app.dependencies): route-level
+    dependencies run before the endpoint's own, so nothing has used the session yet."""
     if session.get_bind().dialect.name != "postgresql" or session.in_transaction():
         return
     await session.connection(
         execution_options={"isolation_level": "REPEATABLE READ", "postgresql_readonly": True}
     )
-
-
-ONE_SNAPSHOT = Depends(one_snapshot)

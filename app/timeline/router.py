@@ -8,13 +8,11 @@ from fastapi import APIRouter, Request, Response
 from pydantic import Field
 from sqlalchemy import Row, func, select
 
-from app.claims.access import VisibleClaimById
-from app.core.db import SessionDep
 from app.core.openapi import errors
-from app.core.pagination import JsonList, Page, Pagination, list_json
+from app.core.pagination import JsonList, Page, list_json
 from app.core.schemas import IsoUtc, ResponseModel
+from app.dependencies import ONE_SNAPSHOT, Pagination, SessionDep, VisibleClaimById
 from app.models import ClaimEvent, User
-from app.realtime.resume import ONE_SNAPSHOT
 from app.timeline.record import ActorRole, TimelineKind
 
 router = APIRouter(prefix="/api", tags=["claims"])

@@ -2,9 +2,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import Depends
 from sqlalchemy import (
     ColumnElement,
     Select,
@@ -172,6 +171,3 @@ class UserRepository(Repository):
 
 def email_taken() -> Conflict:
     return Conflict("An account with this email already exists.", code="EMAIL_TAKEN")
-
-
-UserRepo = Annotated[UserRepository, Depends(UserRepository.dependency)]

@@ -1,53 +1,103 @@
+"""The users API: the admin lists of users (`GET /api/users` with its own meta shape and
+`GET /api/admin/users` in the paginated envelope; list columns only, a fixed number of queries,
+page-cached), the caller's own account, accounts by id (admins), and profile pictures."""
+
 from __future__ import annotations
 
+import math
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, File, Path, Response, UploadFile, status
+from fastapi import APIRouter, File, Response, UploadFile, status
 
-from app.auth.dependencies import AdminUser, CurrentUser
-from app.core.deps import HasherDep, SettingsDep
-from app.core.ids import DIGITS_ONLY, MAX_ID
 from app.core.openapi import errors
-from app.core.storage import StorageDep, streamed
-from app.errors import Forbidden, NotFound
+from app.core.pagination import JsonList, KeyKind, Page, PageParams, list_json
+from app.core.scopes import USERS_ALL
+from app.core.storage import streamed
+from app.dependencies import (
+    AdminUser,
+    CachedPages,
+    CurrentUser,
+    HasherDep,
+    Pagination,
+    SettingsDep,
+    StorageDep,
+    UserId,
+    UserQuery,
+    UserRepo,
+    VisibleUser,
+)
 from app.models import User
-from app.users import lists, service
+from app.users import service
 from app.users.pictures import picture_key, picture_kind, replace_picture
-from app.users.repository import UserRepo
-from app.users.roles import Role
+from app.users.repository import UserFilter
 from app.users.schemas import (
     PROFILE_PICTURE_PATH,
     AdminUserPatch,
     ProfilePictureOut,
     UserCreate,
+    UserListItem,
     UserOut,
     UserPatch,
+    UsersMeta,
+    UsersPage,
 )
 
 router = APIRouter(prefix="/api", tags=["users"])
-router.include_router(lists.router)
+lists = APIRouter(tags=["users"])  # the two lists, included before the other routes
 
-UserId = Annotated[int, Path(ge=1, le=MAX_ID, description="The user's id."), DIGITS_ONLY]
-
-
-async def visible_user(user_id: UserId, caller: CurrentUser, users: UserRepo) -> User:
-    """The user at /api/users/{id}: an admin gets anyone (404 when there is none); anyone else only
-    themselves (403 for other ids, whether or not they exist)."""
-    if caller.id == user_id:
-        return caller
-    if Role.ADMIN not in caller.effective_roles:
-        raise Forbidden("You may only see your own account.")
-    return await _get_or_404(users, user_id)
+USERS_JSON = JsonList(UserListItem)
 
 
-async def _get_or_404(users: UserRepo, user_id: int) -> User:
-    user = await users.get(user_id)
-    if user is None:
-        raise NotFound("No such user.")
-    return user
+# The lists' cursor key: (created_at, id).
+LIST_KEY: tuple[KeyKind, KeyKind] = ("datetime", "int")
 
 
-VisibleUser = Annotated[User, Depends(visible_user)]
+async def _page(where: UserFilter, params: PageParams, users: UserRepo) -> tuple[bytes, int, int, str | None]:
+    """The page's users as a JSON array, how many, the total, and the next page's cursor."""
+    after = params.after_key(LIST_KEY)
+    found, total = await users.list_page(where, offset=params.offset, limit=params.fetch, after=after)
+    rows, next_cursor = params.window(found, lambda row: (row["created_at"], row["id"]))
+    items = [UserListItem.model_validate(dict(row)) for row in rows]
+    return USERS_JSON(items), len(items), total, next_cursor
+
+
+@lists.get("/users", response_model=UsersPage, responses=errors(400, 401, 403))
+async def list_users(
+    admin: AdminUser, params: Pagination, where: UserQuery, users: UserRepo, page: CachedPages
+) -> Response:
+    """Every user, newest first (admin only). `search` matches the name or the email (any case); `role`
+    keeps users holding that role. Always paged: `meta` has currentPage, totalPages, totalItems,
+    itemsPerPage (the limit after lowering to the role maximum)."""
+
+    async def compute() -> bytes:
+        items, _, total, next_cursor = await _page(where, params, users)
+        meta = UsersMeta(
+            current_page=None if params.by_cursor else params.page,
+            next_cursor=next_cursor,
+            total_pages=max(1, math.ceil(total / params.limit)),
+            total_items=total,
+            items_per_page=params.limit,
+        )
+        return b'{"data":' + items + b',"meta":' + meta.model_dump_json(by_alias=True).encode() + b"}"
+
+    return await page.respond([USERS_ALL], compute)
+
+
+@lists.get("/admin/users", response_model=Page[UserListItem], responses=errors(400, 401, 403))
+async def admin_list_users(
+    admin: AdminUser, params: Pagination, where: UserQuery, users: UserRepo, page: CachedPages
+) -> Response:
+    """Every user, newest first (admin only), in the paginated envelope (`meta` snake_case, `links`);
+    the same `search` and `role` filters as `GET /api/users`."""
+
+    async def compute() -> bytes:
+        items, count, total, next_cursor = await _page(where, params, users)
+        return list_json(items, count, total, params, page.request, next_cursor)
+
+    return await page.respond([USERS_ALL], compute)
+
+
+router.include_router(lists)
 
 
 @router.get("/me", response_model=UserOut, responses=errors(401))
@@ -102,7 +152,7 @@ async def patch_user(body: AdminUserPatch, user_id: UserId, _admin: AdminUser, u
     """Change a user (admin only); only the fields sent change, `roles` and `email` included (409
     EMAIL_TAKEN, 409 LAST_ADMIN when it would leave no admin). Anyone else gets 403, on their own id too:
     users change their own account with `PATCH /api/me`."""
-    return await service.update_user(await _get_or_404(users, user_id), body, users=users)
+    return await service.update_user(await service.get_or_404(users, user_id), body, users=users)
 
 
 @router.delete(
@@ -111,7 +161,7 @@ async def patch_user(body: AdminUserPatch, user_id: UserId, _admin: AdminUser, u
 async def delete_user(user_id: UserId, _admin: AdminUser, users: UserRepo, storage: StorageDep) -> None:
     """Delete an account and what goes with it, as `DELETE /api/me` (admin only). 409 LAST_ADMIN for the
     only admin."""
-    user = await _get_or_404(users, user_id)
+    user = await service.get_or_404(users, user_id)
     await service.delete_user(user, users=users, storage=storage)
 
 

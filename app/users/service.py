@@ -8,13 +8,20 @@ from typing import Any
 from app.changes.dispatch import record
 from app.changes.events import UserDeleted
 from app.core.storage import Storage, delete_after_commit
-from app.errors import Conflict
+from app.errors import Conflict, NotFound
 from app.messages import recipient_reads
 from app.models import User
 from app.users.pictures import picture_key
 from app.users.repository import UserRepository
 from app.users.roles import Role
 from app.users.schemas import AdminUserPatch
+
+
+async def get_or_404(users: UserRepository, user_id: int) -> User:
+    user = await users.get(user_id)
+    if user is None:
+        raise NotFound("No such user.")
+    return user
 
 
 def last_admin() -> Conflict:

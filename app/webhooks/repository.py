@@ -4,9 +4,8 @@ outbox row (pending, or failed for good) unless the delivery itself says it was 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, TypeVar
+from typing import Any, TypeVar
 
-from fastapi import Depends
 from sqlalchemy import ColumnElement, Select, case, func, select
 
 from app.core.clock import utc_now
@@ -105,7 +104,3 @@ class DeliveryRepository(Repository):
         await self.session.flush()
         wake_worker(self.session)
         return now
-
-
-WebhookRepo = Annotated[WebhookRepository, Depends(WebhookRepository.dependency)]
-DeliveryRepo = Annotated[DeliveryRepository, Depends(DeliveryRepository.dependency)]

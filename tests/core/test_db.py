@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.pool import NullPool
 
 from app.core import db
-from app.core.db import SessionDep
+from app.dependencies import SessionDep
 from app.models import CacheInvalidation, User
 from tests.factories.users import auth_headers, create_user
 

@@ -8,7 +8,7 @@ from sqlalchemy import delete
 
 from app.models import Event
 from app.realtime.events import messages_topic
-from app.realtime.resume import one_snapshot, resume_point
+from app.realtime.resume import resume_point, use_one_snapshot
 from tests.factories.realtime import new_message, publish_event
 from tests.realtime.support import LiveServer, subscribe
 from tests.realtime.test_router import scene
@@ -31,7 +31,7 @@ async def test_one_snapshot_keeps_the_resume_point_with_the_reads_around_it(app:
     before, _ = await publish_event(app, "claims/1/messages", {"type": "a"})
 
     async with app.state.read_sessionmaker() as session:
-        await one_snapshot(session)
+        await use_one_snapshot(session)
         assert await resume_point(session) == str(before)
         # Committed while the read is under way: after its snapshot, so the stream's news, not the read's.
         await publish_event(app, "claims/1/messages", {"type": "b"})

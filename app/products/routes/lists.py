@@ -4,73 +4,28 @@ A fixed number of queries whatever the length (the active-claim flag is a subque
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import APIRouter, Response
 
-from app.auth.dependencies import AdminUser, CurrentUser
-from app.core.cached_pages import CachedPages
 from app.core.clock import utc_today
-from app.core.deps import SettingsDep
 from app.core.openapi import errors
-from app.core.pagination import JsonList, Page, PageParams, Pagination, list_json
+from app.core.pagination import JsonList, Page, PageParams, list_json
 from app.core.scopes import CLAIMS_ALL, PRODUCTS_ALL, claims_of, products_of
-from app.errors import ValidationFailed
-from app.products import extensions
-from app.products.repository import (
-    SORT_COLUMNS,
-    SORT_KEY_KINDS,
-    ProductFilter,
+from app.dependencies import (
+    AdminUser,
+    CachedPages,
+    CurrentUser,
+    Pagination,
+    ProductOrder,
+    ProductQuery,
     ProductRepo,
-    ProductSort,
+    SettingsDep,
 )
+from app.products import extensions
+from app.products.repository import SORT_KEY_KINDS, ProductFilter, ProductSort
 from app.products.schemas import ProductOut
-from app.products.warranty import WarrantyStatus
 
-router = APIRouter(tags=["products"])  # included by app.products.router under /api
-
-ORDERS = ("asc", "desc")
-
-
-async def product_filter(
-    brand: Annotated[str | None, Query(max_length=100, description="Exactly this brand, any case.")] = None,
-    category: Annotated[
-        str | None, Query(max_length=100, description="Exactly this category, any case.")
-    ] = None,
-    warranty_status: Annotated[
-        WarrantyStatus | None, Query(alias="warrantyStatus", description="The status today.")
-    ] = None,
-    search: Annotated[
-        str | None, Query(max_length=255, description="Part of the name, brand or serial number, any case.")
-    ] = None,
-) -> ProductFilter:
-    def clean(value: str | None) -> str | None:
-        return (value or "").strip() or None  # blank means no filter
-
-    return ProductFilter(
-        brand=clean(brand), category=clean(category), warranty_status=warranty_status, search=clean(search)
-    )
-
-
-async def product_sort(
-    sort: Annotated[
-        str | None, Query(description="name, brand, purchaseDate, warrantyExpiresAt or createdAt (default).")
-    ] = None,
-    order: Annotated[str | None, Query(description="asc or desc (default).")] = None,
-) -> ProductSort:
-    field = "createdAt" if sort is None else sort.strip()
-    direction = "desc" if order is None else order.strip().lower()
-    if field not in SORT_COLUMNS or direction not in ORDERS:
-        raise ValidationFailed(
-            f"sort must be one of {', '.join(SORT_COLUMNS)}; order asc or desc.",
-            code="VALIDATION_INVALID_SORT",
-            details={"allowedSort": list(SORT_COLUMNS), "allowedOrder": list(ORDERS)},
-        )
-    return ProductSort(field, direction)
-
-
-Filter = Annotated[ProductFilter, Depends(product_filter)]
-Sort = Annotated[ProductSort, Depends(product_sort)]
+router = APIRouter(tags=["products"])  # included by app.products.routes under /api
 
 
 PRODUCTS_JSON = JsonList(ProductOut)
@@ -130,8 +85,8 @@ async def _list(
 async def list_products(
     user: CurrentUser,
     params: Pagination,
-    where: Filter,
-    sort: Sort,
+    where: ProductQuery,
+    sort: ProductOrder,
     products: ProductRepo,
     page: CachedPages,
     settings: SettingsDep,
@@ -148,8 +103,8 @@ async def list_products(
 async def admin_list_products(
     admin: AdminUser,
     params: Pagination,
-    where: Filter,
-    sort: Sort,
+    where: ProductQuery,
+    sort: ProductOrder,
     products: ProductRepo,
     page: CachedPages,
     settings: SettingsDep,

@@ -13,19 +13,17 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.auth.dependencies import CurrentUser
 from app.config import Settings
 from app.core.clock import utc_today
-from app.core.deps import SettingsDep
 from app.core.openapi import errors
+from app.dependencies import CurrentUser, ProductOrder, ProductQuery, ProductRepo, SettingsDep
 from app.errors import PayloadTooLarge, ValidationFailed
 from app.models import User
 from app.products.csv_format import CsvProblem, export_lines, read_products
-from app.products.lists import Filter, Sort
-from app.products.repository import ProductFilter, ProductRepo, ProductRepository, ProductSort
+from app.products.repository import ProductFilter, ProductRepository, ProductSort
 from app.products.schemas import ProductOut
 
-router = APIRouter(tags=["products"])  # included by app.products.router under /api, before /products/{id}
+router = APIRouter(tags=["products"])  # included by app.products.routes under /api, before /products/{id}
 
 CHUNK = 500  # products read per query while exporting
 CSV_TYPE = "text/csv; charset=utf-8"
@@ -66,7 +64,7 @@ async def _csv_chunks(
     responses={200: {"content": {"text/csv": CSV_EXAMPLE}, "description": "UTF-8 CSV."}, **errors(400, 401)},
 )
 async def export_products(
-    request: Request, user: CurrentUser, where: Filter, sort: Sort, settings: SettingsDep
+    request: Request, user: CurrentUser, where: ProductQuery, sort: ProductOrder, settings: SettingsDep
 ) -> StreamingResponse:
     """The signed-in user's products as CSV (UTF-8, a header row, RFC 4180 quoting), with the filters and
     sort of `GET /api/products`. Text cells that a spreadsheet would run as a formula (starting with

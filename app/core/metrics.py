@@ -14,7 +14,7 @@ from pathlib import Path
 from prometheus_client import Counter, Gauge, Histogram, values
 from starlette.types import Scope
 
-from app.metrics import folder
+from app.core import metrics_folder
 
 # Seconds; the last bucket (+Inf) catches the rest.
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
@@ -95,7 +95,7 @@ def install(default_folder: Path) -> Series:
     """The process's series, made on the first call in `default_folder` (unless PROMETHEUS_MULTIPROC_DIR
     names another); later calls answer the same ones."""
     if not _installed:
-        where = folder.claim(default_folder)
+        where = metrics_folder.claim(default_folder)
         if not getattr(values.ValueClass, "_multiprocess", False):
             # prometheus-client chose in-memory values at import, before the folder was named.
             values.ValueClass = values.MultiProcessValue()

@@ -1,20 +1,18 @@
-"""Products: create, read, change and delete one product (spec 4.2, contract 4). Lists are in `lists`,
-receipts in `receipts`."""
+"""Products: create, read, change and delete one product (spec 4.2, contract 4). Lists, receipts and CSV
+are the other modules of app.products.routes."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Response, status
 from starlette.convertors import StringConvertor, register_url_convertor
 
-from app.auth.dependencies import CurrentUser
 from app.core.clock import utc_today
-from app.core.deps import SettingsDep
 from app.core.openapi import errors
-from app.core.storage import StorageDep, delete_after_commit
+from app.core.storage import delete_after_commit
+from app.dependencies import CurrentUser, ProductRepo, ReceiptRepo, SettingsDep, StorageDep, VisibleProduct
 from app.models import Product
-from app.products import extensions, lists, receipts, service, transfer
-from app.products.dependencies import VisibleProduct
-from app.products.repository import ProductRepo
+from app.products import extensions, service
+from app.products.receipts import receipt_out
 from app.products.schemas import (
     ProductClaim,
     ProductCreate,
@@ -35,10 +33,7 @@ class ProductIdSegment(StringConvertor):
 
 register_url_convertor("product_id", ProductIdSegment())
 
-router = APIRouter(prefix="/api", tags=["products"])
-router.include_router(lists.router)
-router.include_router(transfer.router)  # /products/export.csv before /products/{id}
-router.include_router(receipts.router)
+router = APIRouter()  # included by app.products.routes under /api, last (its tag is the parent's)
 
 
 async def _out(
@@ -76,7 +71,7 @@ async def get_product(
     visible: VisibleProduct,
     user: CurrentUser,
     products: ProductRepo,
-    receipt_rows: receipts.ReceiptRepo,
+    receipt_rows: ReceiptRepo,
     settings: SettingsDep,
 ) -> ProductDetail:
     """One product with its receipts and its claims (id, status, description, createdAt). Another
@@ -85,7 +80,7 @@ async def get_product(
     base = await _out(product, visible.has_active_claim, settings, products)
     return ProductDetail(
         **base.model_dump(),
-        receipts=[receipts.receipt_out(receipt) for receipt in await receipt_rows.of_product(product.id)],
+        receipts=[receipt_out(receipt) for receipt in await receipt_rows.of_product(product.id)],
         claims=[ProductClaim.model_validate(dict(row)) for row in await products.claims(user, product.id)],
     )
 
