@@ -13,7 +13,7 @@ import pytest
 from fastapi import FastAPI
 
 from app.core.clock import frozen_time
-from app.products import transfer
+from app.products.routes import transfer
 from tests.factories.claims import create_claim
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_admin, create_user
