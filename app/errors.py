@@ -107,7 +107,7 @@ class TooManyRequests(AppError):
 
 
 class ServiceUnavailable(AppError):
-    """Always with `Retry-After` (contract 16.5): default RETRY_AFTER seconds."""
+    """Always with `Retry-After` (docs/api.md §2): default RETRY_AFTER seconds."""
 
     status = 503
     error = "ServiceUnavailable"

@@ -35,7 +35,7 @@ class Limit:
 
 @dataclass(frozen=True)
 class Limits:
-    """Every throttle of the service, from the settings (defaults: contract 2 and 12.4)."""
+    """Every throttle of the service, from the settings (defaults: docs/api.md §3)."""
 
     login_email: Limit
     login_client: Limit

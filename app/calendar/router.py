@@ -1,4 +1,4 @@
-"""Calendar feeds (contract 15.2): an owner's warranty expiry dates as an iCalendar subscription, opened
+"""Calendar feeds (docs/api.md §12): an owner's warranty expiry dates as an iCalendar subscription, opened
 by a secret token in the URL (calendar apps send no bearer token)."""
 
 from __future__ import annotations

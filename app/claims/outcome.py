@@ -1,4 +1,4 @@
-"""A claim's outcome (contract 15.5): how it was resolved, a note, and for a repaired or replaced item the
+"""A claim's outcome (docs/api.md §6.2): how it was resolved, a note, and for a repaired or replaced item the
 warranty extension it leaves on the product. Recorded when the claim is resolved; a reopen removes all
 three, and the product's expiry goes back."""
 

@@ -147,7 +147,7 @@ class ClaimRepository(Repository):
 
 
 _message = Message.__table__.c
-DETAIL_MESSAGES = 200  # the claim detail shows the newest 200 messages (contract 5)
+DETAIL_MESSAGES = 200  # the claim detail shows the newest 200 messages (docs/api.md §6.3)
 # The detail's messages, newest first down the claim's (created_at, id) index, one more than shown so the
 # answer knows whether older ones exist; built once (parameter claim_id).
 _NEWEST_MESSAGES = (

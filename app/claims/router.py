@@ -1,4 +1,4 @@
-"""The claims API (spec 2.3, 3, 4.3, 4.6): opening claims, the caller's and the admin's lists, the
+"""The claims API (docs/api.md §6.1, §6.3): opening claims, the caller's and the admin's lists, the
 detail, the lifecycle and supplier assignment."""
 
 from __future__ import annotations

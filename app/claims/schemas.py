@@ -1,4 +1,4 @@
-"""The claims API (spec 2.3): list items, the detail, and the request bodies."""
+"""The claims API (docs/api.md §6.3): list items, the detail, and the request bodies."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ class ClaimCreate(RequestModel):
 
 
 class StatusChange(RequestModel):
-    """The new status; resolving may record the outcome (contract 15.5). The outcome fields go only with
+    """The new status; resolving may record the outcome (docs/api.md §6.2). The outcome fields go only with
     `resolved`, a note only with an outcome, `newWarrantyMonths` only with `repaired` or `replaced`
     (else 400 VALIDATION_FAILED, like a bad status, before anything else); null is the same as leaving a
     field out."""
@@ -91,7 +91,7 @@ class ClaimProduct(ResponseModel):
 
 
 class ClaimMessage(ResponseModel):
-    """A message inside the claim detail (spec 2.3: integer ids; `senderId` null once deleted)."""
+    """A message inside the claim detail (docs/api.md §6.3: integer ids; `senderId` null once deleted)."""
 
     id: int
     sender_id: int | None

@@ -1,4 +1,4 @@
-"""The claim lifecycle (contract 5): which moves exist and who may make each, checked in the contract's
+"""The claim lifecycle (docs/api.md §6.1): which moves exist and who may make each, checked in this
 order: a participant not in the move's row gets 403, any move not in the table 409. (Who may see the
 claim at all, 404, is checked before, by app.claims.access.)"""
 

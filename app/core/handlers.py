@@ -1,4 +1,4 @@
-"""The one place that turns errors into HTTP responses, all in the contract's body shape."""
+"""The one place that turns errors into HTTP responses, all in the body of docs/api.md §2."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """How deeply a JSON text nests and how many values it holds, found without parsing it.
 
-Depth (contract 12.10: deeper than 64 is refused): Python's parser recurses once per level, and 15 MB of
+Depth (docs/api.md §2: deeper than 64 is refused): Python's parser recurses once per level, and 15 MB of
 `[` is cheap to send. Width: 15 MB of `{"k1":0,"k2":0,...}` parses into a million keys, and validating
 them against a model (a million "unknown field" errors, each rendered) held the event loop for 8 s;
 15 MB of `[{},{},...]` for 2 s. No request of the API carries more than a few hundred values (an inbound
@@ -17,7 +17,7 @@ import re
 from itertools import accumulate
 from operator import sub
 
-MAX_JSON_DEPTH = 64  # contract 12.10
+MAX_JSON_DEPTH = 64  # docs/api.md §2
 MAX_JSON_VALUES = 10_000  # separators outside strings: about one per value beyond the first of each container
 
 # A JSON string, unrolled ("[^"\\]*(\\.[^"\\]*)*") so that it never backtracks more than once per byte.

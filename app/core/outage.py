@@ -1,5 +1,5 @@
 """Telling "the database cannot be reached" from any other failure: the first is a 503 with Retry-After
-(contract 16.5), the second a 500.
+(docs/api.md §2), the second a 500.
 
 What an outage raises depends on where it strikes: connecting (a refused or reset socket, a timeout, the
 server starting up or shutting down), a pooled connection the server closed (SQLAlchemy marks it

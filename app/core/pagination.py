@@ -1,7 +1,7 @@
 """Pagination, one piece for every list: validated page/limit, role maxima, the envelope with meta and links.
 
 Lists answer a bare array of every match unless `page`, `limit` or `cursor` is in the query (or the list is
-always paged, as admin lists are); then they answer the envelope of spec 8.1.
+always paged, as admin lists are); then they answer the envelope of docs/api.md §5.5.
 
 Keyset paging (`cursor`, `meta.next_cursor`): a cursor holds the sort key of the last item shown, signed
 together with the list it came from (path and filters), so a page after it starts where that page ended
@@ -200,7 +200,7 @@ class PageLinks(BaseModel):
 
 
 class Page(BaseModel, Generic[T]):
-    """The envelope (spec 8.1). `meta` is snake_case, as the spec shows."""
+    """The envelope (docs/api.md §5.5). `meta` is snake_case."""
 
     data: list[T]
     meta: PageMeta

@@ -1,4 +1,4 @@
-"""Files in an S3-compatible bucket (contract 14.3), through obstore.
+"""Files in an S3-compatible bucket (docs/operations.md, "Object storage"), through obstore.
 
 One store (one HTTP connection pool) serves the whole process. Downloads stream from the bucket to the
 client. What the bucket answers is mapped once, here: a missing object is a 404; a bucket that cannot be

@@ -11,7 +11,7 @@ from app.core.files import check_file, extension_of, sniff
 from app.errors import AppError
 from app.inbound.formats import InboundAttachment
 
-# Email attachments: no webp (spec 6.4), unlike messages sent through the API.
+# Email attachments: no webp (docs/api.md §10.2), unlike messages sent through the API.
 ALLOWED = {"jpg", "png", "gif", "pdf"}
 _GENERIC_TYPES = {"", "application/octet-stream", "binary/octet-stream", "application/unknown"}
 

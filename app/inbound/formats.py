@@ -1,4 +1,4 @@
-"""The three inbound payload formats (spec 6.4) read into one `InboundEmail`.
+"""The three inbound payload formats (docs/api.md §10.2) read into one `InboundEmail`.
 
 (a) a provider event `{type: "email.received", data: {...}}` (Resend's shape, with the body inlined),
 (b) Postmark's inbound JSON (`FromFull`, `ToFull`, `TextBody`, ...), (c) a generic `{from, to, ...}`.

@@ -1,4 +1,4 @@
-"""Inbound email webhooks: replies to notification emails become claim messages (spec 4.7, 5.3, 6.4, 7.2)."""
+"""Inbound email webhooks: replies to notification emails become claim messages (docs/api.md §10)."""
 
 from __future__ import annotations
 

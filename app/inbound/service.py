@@ -25,13 +25,12 @@ from app.inbound.formats import InboundEmail, NotAnEmail, claim_id_from, parse_p
 from app.inbound.guards import is_automated, own_address, sender_not_authenticated
 from app.inbound.reply import OurAddresses, extract_reply_off_loop
 from app.inbound.resend import fetch_received
+from app.messages.schemas import MAX_MESSAGE_LENGTH
 from app.messages.service import AttachmentUpload, post_message
 from app.models import Claim, User
 from app.users.repository import UserRepository
 
 logger = logging.getLogger("warranty.inbound")
-
-MAX_MESSAGE_LENGTH = 10_000  # the messages API's limit; a longer reply is cut there
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ _MAX_WEBHOOK_ID = 256
 class InvalidSignature(Unauthorized):
     code = "WEBHOOK_SIGNATURE_INVALID"
     message = "The webhook signature is missing or not valid."
-    # Like every 401 it carries `WWW-Authenticate: Bearer` (the contract's error table; HTTP requires a
+    # Like every 401 it carries `WWW-Authenticate: Bearer` (docs/api.md §2; HTTP requires a
     # challenge on a 401), though what is missing here is a signature, not a token.
 
 

@@ -1,5 +1,5 @@
-"""An attachment as the send endpoint receives it (spec 2.4): a base64 data URL or bare base64, decoded
-and checked against what the client declares. The bytes' kind is checked when posting (service)."""
+"""An attachment as the send endpoint receives it (docs/api.md §6.5): a base64 data URL or bare base64,
+decoded and checked against what the client declares. The bytes' kind is checked when posting (service)."""
 
 from __future__ import annotations
 

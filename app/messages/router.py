@@ -1,4 +1,4 @@
-"""The messages API (spec 2.4, 4.4): a claim's conversation, its attachments and read state, and the
+"""The messages API (docs/api.md §6.5): a claim's conversation, its attachments and read state, and the
 admin's list of every message."""
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ async def list_claim_messages(page: Annotated[Any, Depends(_claim_messages)]) ->
     dependencies=[ONE_SNAPSHOT],
 )
 async def list_claim_messages_alias(page: Annotated[Any, Depends(_claim_messages)]) -> Any:
-    """The same list as `GET /api/claims/{claimId}/messages` (the path shape of spec 4.4 rule 4)."""
+    """The same list as `GET /api/claims/{claimId}/messages` (the second path shape of docs/api.md §6.5)."""
     return page
 
 

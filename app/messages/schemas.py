@@ -1,4 +1,4 @@
-"""The messages API (spec 2.4): ids as numeric strings, camelCase fields."""
+"""The messages API (docs/api.md §6.5): ids as numeric strings, camelCase fields."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pydantic import Field
 
 from app.core.schemas import IsoUtc, RequestModel, ResponseModel
 
-MAX_TEXT = 10_000
+MAX_MESSAGE_LENGTH = 10_000  # characters; a longer inbound reply is cut there
 
 
 class AttachmentIn(RequestModel):
@@ -21,7 +21,9 @@ class AttachmentIn(RequestModel):
 class MessageSend(RequestModel):
     """At least one of `message` and `attachment`."""
 
-    message: str | None = Field(default=None, max_length=MAX_TEXT, description="Up to 10,000 characters.")
+    message: str | None = Field(
+        default=None, max_length=MAX_MESSAGE_LENGTH, description="Up to 10,000 characters."
+    )
     attachment: AttachmentIn | None = None
 
 
@@ -33,7 +35,7 @@ class AttachmentOut(ResponseModel):
 
 
 class MessageCreated(ResponseModel):
-    """The send answer: the message without `senderProfilePicture` and `attachment` (spec 4.4)."""
+    """The send answer: the message without `senderProfilePicture` and `attachment` (docs/api.md §6.5)."""
 
     id: str = Field(examples=["7"])
     sender_id: str | None = Field(examples=["3"])
@@ -46,8 +48,8 @@ class MessageCreated(ResponseModel):
 
 
 class MessageOut(MessageCreated):
-    """A message (spec 2.4). `senderId`/`senderEmail` are null and `senderName` "Deleted user" once the
-    sender's account is gone. `isRead`/`readAt`: for a message the caller received, whether the caller
+    """A message (docs/api.md §6.5). `senderId`/`senderEmail` are null and `senderName` "Deleted user" once
+    the sender's account is gone. `isRead`/`readAt`: for a message the caller received, whether the caller
     read it; for the caller's own message, whether the other participant read it (read receipt)."""
 
     sender_profile_picture: str | None = Field(examples=["/api/user/profile-picture/ab12.jpg"])

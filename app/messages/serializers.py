@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from app.messages.schemas import AdminMessageOut, AttachmentOut, MessageCreated, MessageOut
-from app.messages.service import DELETED_USER
 from app.models import Message, User
-from app.users.schemas import PROFILE_PICTURE_PATH
+from app.users.schemas import DELETED_USER, PROFILE_PICTURE_PATH
 
 
 def attachment_url(claim_id: int, message_id: int) -> str:

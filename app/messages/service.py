@@ -15,12 +15,11 @@ from app.config import Settings
 from app.core.files import check_file
 from app.core.storage import Storage, discard_on_rollback
 from app.errors import Conflict, ValidationFailed
+from app.messages.schemas import MAX_MESSAGE_LENGTH
 from app.models import Claim, Message, User
 
-MAX_MESSAGE_LENGTH = 10_000
 ATTACHMENT_KINDS = {"jpg", "png", "gif", "webp", "pdf"}
 ATTACHMENT_FOLDER = "attachments"
-DELETED_USER = "Deleted user"
 # Files stored by the session's open transaction: removed if it rolls back, kept once it commits.
 
 

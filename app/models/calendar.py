@@ -7,7 +7,7 @@ from app.models.base import Base, CreatedAt
 
 
 class CalendarFeed(CreatedAt, Base):
-    """A user's calendar feed (contract 15.2). `secret` is random; the URL's token is an HMAC of it under
+    """A user's calendar feed (docs/api.md §12). `secret` is random; the URL's token is an HMAC of it under
     the signing key, so the database alone does not give the URL. `token_hash` (SHA-256 of the token)
     finds the feed of a request. Rotating replaces both."""
 

@@ -10,7 +10,7 @@ from app.models.base import Base, CreatedAt
 
 
 class ClaimEvent(CreatedAt, Base):
-    """One entry of a claim's timeline (contract 15.4): append-only, written in the transaction of the
+    """One entry of a claim's timeline (docs/api.md §14): append-only, written in the transaction of the
     change it records, deleted with the claim. `actor_id` is null for the service's own doings (a
     notification sent) and for a deleted user (then `actor_role` still says who they were)."""
 

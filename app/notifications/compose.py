@@ -18,6 +18,7 @@ from app.notifications.email import Attachment, Email
 from app.notifications.push import PushNotification
 from app.notifications.render import render
 from app.notifications.worker import Skipped
+from app.users.schemas import DELETED_USER
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +34,6 @@ OUTCOME_LABELS = {
     "refunded": "Refunded",
     "rejected": "Rejected",
 }
-DELETED_USER = "Deleted user"
 DASH = "\u2013"  # an en dash between claim and product in subjects
 
 
@@ -148,7 +148,7 @@ async def status_email(session: AsyncSession, payload: dict[str, object], settin
 
 
 def _outcome_lines(payload: dict[str, object]) -> list[str]:
-    """The resolution's outcome, note and new warranty, as the status change recorded them (contract 15.5);
+    """The resolution's outcome, note and new warranty, as the status change recorded them (docs/api.md §6.2);
     none for other changes."""
     outcome = payload.get("outcome")
     if not isinstance(outcome, str):

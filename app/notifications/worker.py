@@ -1,7 +1,7 @@
 """The outbox worker: claims due rows, delivers them outside any transaction, then marks them done or
 reschedules them with exponential backoff and jitter.
 
-Channels do not wait for each other (contract 16.3): each channel (email, push, and every other kind
+Channels do not wait for each other (docs/api.md §9): each channel (email, push, and every other kind
 prefix, e.g. webhooks) claims and sends on its own, with at most `worker_batch_size` sends in flight, and
 claims again as soon as one finishes, so a mail server that accepts and never answers holds only the
 emails it holds, never a push. Every send runs under its channel's timeout.

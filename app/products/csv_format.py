@@ -1,4 +1,4 @@
-"""Products as CSV (contract 15.3): the export's columns and cells, and the import's rows read back into
+"""Products as CSV (docs/api.md §13): the export's columns and cells, and the import's rows read back into
 the create schema's fields."""
 
 from __future__ import annotations

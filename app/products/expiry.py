@@ -1,5 +1,5 @@
 """A product's effective expiry: the later of its own warranty's end and every warranty extension's end
-(contract 15.5, 15.6). Stored in `products.warranty_expires_on` and set again by every write that moves
+(docs/api.md §5.2, §6.2). Stored in `products.warranty_expires_on` and set again by every write that moves
 one of them, so the lists filter and sort on one indexed column and expiry alerts follow it."""
 
 from __future__ import annotations

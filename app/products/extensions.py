@@ -1,4 +1,4 @@
-"""Warranty extensions (contract 15.5): the warranty a repaired or replaced item gets when its claim is
+"""Warranty extensions (docs/api.md §6.2): the warranty a repaired or replaced item gets when its claim is
 resolved, starting on the resolution day. Added and withdrawn with the claim's outcome; each one moves the
 product's effective expiry (app.products.expiry), which the lists, the facet counts, the calendar feed and
 the expiry alerts all read."""

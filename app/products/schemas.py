@@ -1,4 +1,4 @@
-"""Products and receipts on the wire (spec 2.1, 2.2; contract 4)."""
+"""Products and receipts on the wire (docs/api.md §5.1, §5.7)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ A stream lives for hours: every layer it passes through keeps a coroutine frame 
 a layer that wraps `send` adds a call to every frame. So the app (app.main.Warranty) hands these requests
 to this endpoint before its middleware, and the endpoint does itself what those layers did for it: the
 request id, CORS (the headers of the response start, computed by Starlette's CORSMiddleware with the API's
-options), errors in the contract's body, a 500 quoting the request id. Every other method on the path,
+options), errors in the body of docs/api.md §2, a 500 quoting the request id. Every other method on the path,
 CORS preflights included, goes through the app as before.
 """
 

@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.db import on_commit
 from app.models import Event
+from app.realtime.topics import Topic
 
 # Set by the app on every session it makes (sessionmaker info): called after commit with the events.
 EVENT_SINK = "event_sink"
@@ -35,11 +36,11 @@ class StoredEvent:
 
 
 def messages_topic(claim_id: int) -> str:
-    return f"claims/{claim_id}/messages"
+    return Topic(claim_id, "messages").name
 
 
 def status_topic(claim_id: int) -> str:
-    return f"claims/{claim_id}/status"
+    return Topic(claim_id, "status").name
 
 
 async def publish(session: AsyncSession, topic: str, payload: dict[str, Any]) -> Event:

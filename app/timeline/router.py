@@ -1,4 +1,4 @@
-"""A claim's timeline (contract 15.4): `GET /api/claims/{id}/timeline`, for whoever may see the claim."""
+"""A claim's timeline (docs/api.md §14): `GET /api/claims/{id}/timeline`, for whoever may see the claim."""
 
 from __future__ import annotations
 
@@ -14,10 +14,9 @@ from app.core.schemas import IsoUtc, ResponseModel
 from app.dependencies import ONE_SNAPSHOT, Pagination, SessionDep, VisibleClaimById
 from app.models import ClaimEvent, User
 from app.timeline.record import ActorRole, TimelineKind
+from app.users.schemas import DELETED_USER
 
 router = APIRouter(prefix="/api", tags=["claims"])
-
-DELETED_USER = "Deleted user"
 
 
 class TimelineActor(ResponseModel):

@@ -27,7 +27,7 @@ from app.models import Claim, Message, Product, Receipt, User
 from app.realtime.forget import forget_claims
 from app.users.roles import Role
 
-# The columns a list item shows (spec 2.5); lists select only these.
+# The columns a list item shows (docs/api.md §4); lists select only these.
 LIST_COLUMNS = (
     User.id,
     User.email,

@@ -11,6 +11,10 @@ from app.users.roles import RoleName
 PROFILE_PICTURE_PATH = "/api/user/profile-picture/"
 
 
+# The name shown where a deleted account was (its messages, its timeline entries, emails and webhooks).
+DELETED_USER = "Deleted user"
+
+
 class UserSummary(ResponseModel):
     """The user in a login answer."""
 
@@ -31,7 +35,7 @@ class UserListItem(UserSummary):
 
 
 class UserOut(UserListItem):
-    """The single-user object (spec 2.5)."""
+    """The single-user object (docs/api.md §4)."""
 
     street: str | None = None
     postal_code: str | None = None
@@ -54,7 +58,7 @@ OptionalText = Annotated[str | None, AfterValidator(lambda value: value or None)
 
 
 class UserPatch(RequestModel):
-    """The fields a user may change on their own account (spec 4.5); only the ones sent change.
+    """The fields a user may change on their own account (docs/api.md §4); only the ones sent change.
     Address fields may be set to null (or "") to clear them."""
 
     model_config = ConfigDict(
@@ -111,14 +115,14 @@ class UsersMeta(ResponseModel):
     total_pages: int
     total_items: int
     items_per_page: int
-    # Named as in every paged list (contract 9), beside this meta's camelCase fields of spec 4.5.
+    # Named as in every paged list (docs/api.md §5.6), beside this meta's camelCase fields.
     next_cursor: str | None = Field(
         alias="next_cursor", description="opaque: `cursor` of the page after this one; null on the last"
     )
 
 
 class UsersPage(ResponseModel):
-    """`GET /api/users` (spec 4.5): its own meta shape, camelCase."""
+    """`GET /api/users` (docs/api.md §4): its own meta shape, camelCase."""
 
     data: list[UserListItem]
     meta: UsersMeta

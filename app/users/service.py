@@ -43,7 +43,7 @@ async def update_user(target: User, body: AdminUserPatch, *, users: UserReposito
 
 
 async def delete_user(user: User, *, users: UserRepository, storage: Storage) -> None:
-    """Delete the account with everything spec 4.5 lists; its files go once the deletion commits.
+    """Delete the account with everything docs/api.md §4 lists; its files go once the deletion commits.
     Claims it supplies keep going without a supplier; its messages in other people's claims stay."""
     await ensure_not_last_admin(users, user)
     keys = await users.owned_file_keys(user.id)

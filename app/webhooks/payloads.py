@@ -3,7 +3,7 @@ ids, timestamps with offset), and what changed.
 
 - `claim.created`: `{"claim"}`
 - `claim.status_changed`: `{"claim", "previousStatus", "actorId"}`; its claim also carries
-  `warrantyExtension` (the resolution's, or null: contract 15.5)
+  `warrantyExtension` (the resolution's, or null: docs/api.md §6.2)
 - `claim.supplier_assigned`: `{"claim", "previousSupplierId", "actorId"}` (unassigned: `supplierId` null)
 - `message.created`: `{"message", "claimId"}` (message ids as numeric strings, as the messages API has them)
 - `product.warranty_expiring`: `{"product", "thresholdDays", "daysLeft"}`
@@ -17,7 +17,7 @@ from typing import Any
 
 from app.core.clock import iso_utc
 from app.models import Claim, Message, User, WarrantyExtension
-from app.notifications.compose import DELETED_USER
+from app.users.schemas import DELETED_USER
 
 
 def claim(row: Claim) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import secrets
 from app.core.security import standard_webhook_mac
 
 SECRET_PREFIX = "whsec_"
-SECRET_BYTES = 32  # the spec asks for 24 to 64 random bytes
+SECRET_BYTES = 32  # Standard Webhooks asks for 24 to 64 random bytes
 
 
 def new_secret() -> str:

@@ -27,7 +27,7 @@ DOCS = Path(__file__).parents[2] / "docs" / "api.md"
 
 def snippet(heading: str, language: str) -> str:
     """The first fenced block of `language` after `heading` in the webhooks section of docs/api.md."""
-    section = DOCS.read_text().split("## Outbound webhooks", 1)[1]
+    section = re.split(r"^## (?:\d+\. )?Outbound webhooks$", DOCS.read_text(), maxsplit=1, flags=re.M)[1]
     after = section.split(heading + "\n", 1)[1]
     found = re.search(rf"```{language}\n(.*?)```", after, re.S)
     assert found, f"no {language} block under {heading}"

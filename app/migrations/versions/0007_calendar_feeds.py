@@ -1,4 +1,4 @@
-"""calendar_feeds: one calendar feed token per user (contract 15.2).
+"""calendar_feeds: one calendar feed token per user (docs/api.md §12).
 
 Revision ID: 0007
 Revises: 0006

@@ -1,4 +1,4 @@
-"""claim_events: each claim's timeline (contract 15.4), deleted with its claim.
+"""claim_events: each claim's timeline (docs/api.md §14), deleted with its claim.
 
 Revision ID: 0010
 Revises: 0009

@@ -1,5 +1,5 @@
 """outbox.request_id: the request that caused the notification, named in the worker's log lines and sent
-to the push gateway as X-Request-ID (contract 14.2).
+to the push gateway as X-Request-ID (docs/api.md §1).
 
 Revision ID: 0011
 Revises: 0010

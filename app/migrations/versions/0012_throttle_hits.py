@@ -1,4 +1,4 @@
-"""throttle_hits: every throttle's counted requests in one table (contract 12.4); login_failures folds in.
+"""throttle_hits: every throttle's counted requests in one table (docs/api.md §3); login_failures folds in.
 
 Revision ID: 0012
 Revises: 0011

@@ -1,5 +1,5 @@
 """Warranties that do not follow the formula, voided warranties, and claim outcomes with the warranty
-extensions they leave (contract 15.5, 15.6).
+extensions they leave (docs/api.md §5.2, §5.3, §6.2).
 
 - `products.warranty_period_months` may be null: `warranty_ends_on` gives the end directly instead.
 - `products.warranty_voided_at` / `warranty_void_reason`, and a partial index for the `void` filter. The

@@ -1,4 +1,4 @@
-"""Products: create, read, change and delete one product (spec 4.2, contract 4). Lists, receipts and CSV
+"""Products: create, read, change and delete one product (docs/api.md §5). Lists, receipts and CSV
 are the other modules of app.products.routes."""
 
 from __future__ import annotations

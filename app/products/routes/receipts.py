@@ -1,4 +1,4 @@
-"""Receipts of a product (spec 2.2, contract 4): upload, list, download, delete. The product must be
+"""Receipts of a product (docs/api.md §5.7): upload, list, download, delete. The product must be
 visible to the caller (else 404), and so the receipt is reached only through it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Products in and out of spreadsheets (contract 15.3): `GET /api/products/export.csv` streams the caller's
+"""Products in and out of spreadsheets (docs/api.md §13): `GET /api/products/export.csv` streams the caller's
 products; `POST /api/products/import` creates many at once, all or nothing."""
 
 from __future__ import annotations
