@@ -59,17 +59,15 @@ def imported(path: Path) -> Iterator[tuple[int, str]]:
 
 @cache
 def vocabularies() -> frozenset[str]:
-    """Modules that only declare StrEnums and import nothing from app: usable from anywhere."""
+    """Modules that declare StrEnums (and type aliases of them), and import nothing from app: leaves, usable
+    from anywhere."""
     found = set()
     for path in modules():
         body = ast.parse(path.read_text()).body
         classes = [node for node in body if isinstance(node, ast.ClassDef)]
-        others = [node for node in body if not isinstance(node, ast.ClassDef | ast.Import | ast.ImportFrom)]
-        docstring_only = all(
-            isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) for node in others
-        )
+        plain = (ast.ClassDef, ast.Import, ast.ImportFrom, ast.Expr, ast.Assign, ast.AnnAssign)
         enums = all(any(getattr(base, "id", None) == "StrEnum" for base in node.bases) for node in classes)
-        if classes and enums and docstring_only and not list(imported(path)):
+        if classes and enums and all(isinstance(node, plain) for node in body) and not list(imported(path)):
             found.add(module_name(path))
     return frozenset(found)
 

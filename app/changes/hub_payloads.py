@@ -8,7 +8,7 @@ from typing import Any
 
 from app.core.clock import iso_utc_z
 from app.models import Claim, Message, User
-from app.users.schemas import DELETED_USER
+from app.models.user import DELETED_USER
 
 
 def new_message(message: Message, sender: User | None) -> dict[str, Any]:

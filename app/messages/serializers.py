@@ -6,7 +6,8 @@ from typing import Any
 
 from app.messages.schemas import AdminMessageOut, AttachmentOut, MessageCreated, MessageOut
 from app.models import Message, User
-from app.users.schemas import DELETED_USER, PROFILE_PICTURE_PATH
+from app.models.user import DELETED_USER
+from app.users.schemas import PROFILE_PICTURE_PATH
 
 
 def attachment_url(claim_id: int, message_id: int) -> str:

@@ -10,6 +10,9 @@ from app.models.base import Base, CreatedAt, Timestamps
 from app.notifications.platforms import Platform
 from app.users.roles import Role
 
+# The name shown where a deleted account was (its messages, its timeline entries, emails and webhooks).
+DELETED_USER = "Deleted user"
+
 
 class User(Timestamps, Base):
     __tablename__ = "users"

@@ -14,11 +14,11 @@ from app.config import Settings
 from app.core.storage import Storage
 from app.errors import NotFound
 from app.models import Claim, Message, Product, User
+from app.models.user import DELETED_USER
 from app.notifications.email import Attachment, Email
 from app.notifications.push import PushNotification
 from app.notifications.render import render
 from app.notifications.worker import Skipped
-from app.users.schemas import DELETED_USER
 
 log = logging.getLogger(__name__)
 

@@ -13,8 +13,8 @@ from app.core.pagination import JsonList, Page, list_json
 from app.core.schemas import IsoUtc, ResponseModel
 from app.dependencies import ONE_SNAPSHOT, Pagination, SessionDep, VisibleClaimById
 from app.models import ClaimEvent, User
+from app.models.user import DELETED_USER
 from app.timeline.record import ActorRole, TimelineKind
-from app.users.schemas import DELETED_USER
 
 router = APIRouter(prefix="/api", tags=["claims"])
 

@@ -11,10 +11,6 @@ from app.users.roles import RoleName
 PROFILE_PICTURE_PATH = "/api/user/profile-picture/"
 
 
-# The name shown where a deleted account was (its messages, its timeline entries, emails and webhooks).
-DELETED_USER = "Deleted user"
-
-
 class UserSummary(ResponseModel):
     """The user in a login answer."""
 

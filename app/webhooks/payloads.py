@@ -17,7 +17,7 @@ from typing import Any
 
 from app.core.clock import iso_utc
 from app.models import Claim, Message, User, WarrantyExtension
-from app.users.schemas import DELETED_USER
+from app.models.user import DELETED_USER
 
 
 def claim(row: Claim) -> dict[str, Any]:
