@@ -70,6 +70,7 @@ async def _sessions(settings: Settings, hooks: dict[str, Any] | None = None) -> 
 async def _create_user(args: argparse.Namespace) -> int:
     from app.core.security import PasswordHasher
     from app.users.repository import UserRepository
+    from app.users.service import create_user
 
     settings = get_settings()
     if args.password is None:
@@ -82,7 +83,9 @@ async def _create_user(args: argparse.Namespace) -> int:
     async with _sessions(settings) as sessions, sessions() as session, session.begin():
         users = UserRepository(session)
         password_hash = await PasswordHasher(settings).hash(args.password)
-        user = await users.add(email=args.email, name=args.name, password_hash=password_hash, roles=args.role)
+        user = await create_user(
+            email=args.email, name=args.name, password_hash=password_hash, roles=args.role, users=users
+        )
         print(f"created user {user.id} <{user.email}> with roles {', '.join(user.roles)}")
     return 0
 

@@ -16,6 +16,7 @@ from app.errors import Forbidden, Unauthorized, ValidationFailed
 from app.models import PasswordResetToken, User
 from app.notifications.kinds import OutboxKind
 from app.notifications.outbox import enqueue
+from app.users import service as users_service
 from app.users.repository import UserRepository, normalize_roles
 
 
@@ -90,7 +91,8 @@ async def register(
     if not settings.allow_registration:
         raise Forbidden("Registration is closed; ask an administrator for an account.")
     await throttle.hit(throttle.limits.register, client)
-    return await users.add(email=email, name=name, password_hash=await hasher.hash(password))
+    password_hash = await hasher.hash(password)
+    return await users_service.create_user(email=email, name=name, password_hash=password_hash, users=users)
 
 
 async def change_password(

@@ -8,8 +8,6 @@ import unicodedata
 
 from sqlalchemy import select
 
-from app.changes.dispatch import record
-from app.changes.events import ProductsChanged
 from app.core.ids import MAX_ID
 from app.core.repository import Repository
 from app.models import Product, Receipt
@@ -64,10 +62,8 @@ class ReceiptRepository(Repository):
         receipt = Receipt(product_id=product.id, **fields)
         self.session.add(receipt)
         await self.session.flush()
-        await record(self.session, ProductsChanged(product.owner_id))
         return receipt
 
-    async def delete(self, product: Product, receipt: Receipt) -> None:
+    async def delete(self, receipt: Receipt) -> None:
         await self.session.delete(receipt)
         await self.session.flush()
-        await record(self.session, ProductsChanged(product.owner_id))

@@ -25,8 +25,6 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import UnaryExpression
 
-from app.changes.dispatch import record
-from app.changes.events import ProductDeleted, ProductsChanged
 from app.claims.access import visible_claims
 from app.claims.status import ClaimStatus
 from app.core.counter_locks import take_product_counters
@@ -291,7 +289,6 @@ class ProductRepository(Repository):
         _keep_expiry(product)
         self.session.add(product)
         await self.session.flush()
-        await record(self.session, ProductsChanged(owner.id))
         return product
 
     async def add_many(self, owner: User, rows: list[dict[str, Any]]) -> None:
@@ -309,7 +306,6 @@ class ProductRepository(Repository):
         await take_product_counters(self.session, facets)
         for start in range(0, len(values), BULK_ROWS):
             await self.session.execute(insert(Product), values[start : start + BULK_ROWS])
-        await record(self.session, ProductsChanged(owner.id))
 
     async def update(self, product: Product, changes: dict[str, Any]) -> Product:
         """Apply `changes` (attribute -> value) and keep the stored expiry day in step."""
@@ -318,7 +314,6 @@ class ProductRepository(Repository):
             setattr(product, name, value)
         await expiry.keep_in_step(self.session, product)
         await self.session.flush()
-        await record(self.session, ProductsChanged(product.owner_id))
         return product
 
     async def file_keys(self, product_id: int) -> list[str]:
@@ -331,9 +326,7 @@ class ProductRepository(Repository):
         return [key for key in await self.session.scalars(union_all(receipts, attachments)) if key]
 
     async def delete(self, product: Product) -> None:
-        """Delete the row; the foreign keys take its receipts, claims, messages and alerts along. Claims
-        and messages leave every kind of page, so every cached page goes; its claims' events leave the
-        hub's history."""
+        """Delete the row; the foreign keys take its receipts, claims, messages and alerts along; its
+        claims' events leave the hub's history."""
         await forget_claims(self.session, select(Claim.id).where(Claim.product_id == product.id))
         await self.session.execute(delete(Product).where(Product.id == product.id))
-        await record(self.session, ProductDeleted(product.id))

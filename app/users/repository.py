@@ -19,8 +19,6 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError
 
-from app.changes.dispatch import record
-from app.changes.events import UserChanged
 from app.core.repository import Repository
 from app.errors import Conflict
 from app.models import Claim, Message, Product, Receipt, User
@@ -86,7 +84,6 @@ class UserRepository(Repository):
         user = User(email=email.lower(), name=name, password_hash=password_hash, roles=normalize_roles(roles))
         self.session.add(user)
         await self._flush_unique_email()
-        await record(self.session, UserChanged(user.id))
         return user
 
     async def _flush_unique_email(self) -> None:
@@ -110,7 +107,6 @@ class UserRepository(Repository):
         for name, value in changes.items():
             setattr(user, name, value)
         await self._flush_unique_email()
-        await record(self.session, UserChanged(user.id))
         return user
 
     async def list_page(

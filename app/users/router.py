@@ -110,7 +110,7 @@ async def get_me(user: CurrentUser) -> User:
 async def patch_me(body: UserPatch, user: CurrentUser, users: UserRepo) -> User:
     """Change the signed-in user's name, address and notification settings; only the fields sent change.
     Any other field (roles, email, ...) is a 400."""
-    return await users.update(user, body.changes())
+    return await service.change_user(user, body.changes(), users=users)
 
 
 @router.delete("/me", status_code=status.HTTP_204_NO_CONTENT, responses=errors(401, 409))
@@ -131,11 +131,12 @@ async def create_user(
 ) -> User:
     """Create an account (admin only). `roles` defaults to ROLE_USER, which every account holds anyway.
     409 EMAIL_TAKEN when the email has an account."""
-    user = await users.add(
+    user = await service.create_user(
         email=body.email,
         name=body.name,
         password_hash=await hasher.hash(body.password),
         roles=list(body.roles or []),
+        users=users,
     )
     response.headers["Location"] = f"/api/users/{user.id}"
     return user

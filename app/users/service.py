@@ -1,12 +1,12 @@
-"""The rules of changing and deleting accounts: the last admin stays, a deleted account takes its data
-(and files) with it."""
+"""The rules of creating, changing and deleting accounts: the last admin stays, a deleted account takes its
+data (and files) with it. Each change is recorded here (app.changes), in its transaction."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from app.changes.dispatch import record
-from app.changes.events import UserDeleted
+from app.changes.events import UserChanged, UserDeleted
 from app.core.storage import Storage, delete_after_commit
 from app.errors import Conflict, NotFound
 from app.messages import recipient_reads
@@ -34,12 +34,28 @@ async def ensure_not_last_admin(users: UserRepository, user: User) -> None:
         raise last_admin()
 
 
+async def create_user(
+    *, email: str, name: str, password_hash: str, roles: list[str] | None = None, users: UserRepository
+) -> User:
+    """A new account; a taken email is a 409."""
+    user = await users.add(email=email, name=name, password_hash=password_hash, roles=roles)
+    await record(users.session, UserChanged(user.id))
+    return user
+
+
+async def change_user(user: User, changes: dict[str, Any], *, users: UserRepository) -> User:
+    """Apply `changes` (attribute -> value); a taken email is a 409."""
+    user = await users.update(user, changes)
+    await record(users.session, UserChanged(user.id))
+    return user
+
+
 async def update_user(target: User, body: AdminUserPatch, *, users: UserRepository) -> User:
     """Apply an admin's PATCH; a change of roles never leaves the service without an admin."""
     changes: dict[str, Any] = body.changes()
     if "roles" in changes and Role.ADMIN not in changes["roles"]:
         await ensure_not_last_admin(users, target)
-    return await users.update(target, changes)
+    return await change_user(target, changes, users=users)
 
 
 async def delete_user(user: User, *, users: UserRepository, storage: Storage) -> None:

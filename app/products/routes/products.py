@@ -117,7 +117,7 @@ async def delete_product(visible: VisibleProduct, products: ProductRepo, storage
     """Delete a product with everything attached to it: receipts (and their files), claims, their
     messages and the messages' attachment files."""
     keys = await products.file_keys(visible.product.id)
-    await products.delete(visible.product)
+    await service.delete(visible.product, products=products)
     delete_after_commit(products.session, storage, keys)
 
 

@@ -11,6 +11,7 @@ from app.core.files import content_disposition, read_upload
 from app.core.openapi import errors
 from app.core.storage import delete_after_commit, discard_on_rollback, streamed
 from app.dependencies import ReceiptRepo, SettingsDep, StorageDep, VisibleProduct, VisibleReceipt
+from app.products import service
 from app.products.receipts import ALLOWED, FOLDER, display_name, receipt_out
 from app.products.schemas import ReceiptOut, receipt_url
 
@@ -40,8 +41,9 @@ async def upload_receipt(
     )
     key = await storage.save(FOLDER, data, kind.extension)
     discard_on_rollback(receipts.session, storage, key)
-    receipt = await receipts.add(
+    receipt = await service.add_receipt(
         visible.product,
+        receipts=receipts,
         file_name=display_name(file.filename, kind.extension),
         file_type=kind.extension,
         mime_type=kind.mime_type,
@@ -86,5 +88,5 @@ async def delete_receipt(
     visible: VisibleProduct, receipt: VisibleReceipt, receipts: ReceiptRepo, storage: StorageDep
 ) -> None:
     """Delete a receipt; its file goes once the deletion is committed."""
-    await receipts.delete(visible.product, receipt)
+    await service.delete_receipt(visible.product, receipt, receipts=receipts)
     delete_after_commit(receipts.session, storage, [receipt.storage_key])

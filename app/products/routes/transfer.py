@@ -19,6 +19,7 @@ from app.core.openapi import errors
 from app.dependencies import CurrentUser, ProductOrder, ProductQuery, ProductRepo, SettingsDep
 from app.errors import PayloadTooLarge, ValidationFailed
 from app.models import User
+from app.products import service
 from app.products.csv_format import CsvProblem, export_lines, read_products
 from app.products.repository import ProductFilter, ProductRepository, ProductSort
 from app.products.schemas import ProductOut
@@ -123,6 +124,6 @@ async def import_products(
             f"{len(problems)} of {len(rows) + len(problems)} rows are not valid; nothing was imported.",
             details={"rows": problems},
         )
-    await products.add_many(user, rows)
+    await service.import_rows(user, rows, products=products)
     response.headers["Location"] = "/api/products"
     return {"created": len(rows)}
