@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -40,6 +41,21 @@ def sniff(data: bytes) -> FileKind | None:
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return WEBP
     return None
+
+
+def display_file_name(raw: str | None, default: str) -> str:
+    """A client's file name as the service shows it (docs/api.md): NFC, the folder part dropped, every run
+    of whitespace, control or unprintable characters and double quotes one space, spaces and dots trimmed
+    at both ends, at most 255 characters with the extension kept; `default` when nothing is left."""
+    name = unicodedata.normalize("NFC", raw or "").replace("\\", "/").rsplit("/", 1)[-1]
+    name = "".join(char if char.isprintable() and char != '"' else " " for char in name)
+    name = " ".join(name.split()).strip(" .")
+    if not name:
+        return default
+    if len(name) > 255:
+        stem, dot, suffix = name.rpartition(".")
+        name = f"{stem[: 254 - len(suffix)]}.{suffix}" if dot and len(suffix) <= 16 else name[:255]
+    return name
 
 
 def extension_of(file_name: str) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from email.utils import getaddresses
 from typing import Any
 
+from app.core.files import display_file_name
 from app.errors import ValidationFailed
 
 RECEIVED_EVENT = "email.received"
@@ -200,21 +201,16 @@ def read_attachments(value: object, keys: tuple[str, str, str]) -> list[InboundA
             content_type = next((item[key] for key in _CONTENT_TYPE_KEYS if key in item), None)
         content = item.get(content_key)
         provider_id = item.get("id")
+        name = item.get(name_key)
         found.append(
             InboundAttachment(
-                file_name=_clean_file_name(item.get(name_key)),
+                file_name=display_file_name(name if isinstance(name, str) else None, ""),
                 content_type=content_type if isinstance(content_type, str) else None,
                 content=content if isinstance(content, str) else None,
                 provider_id=provider_id if isinstance(provider_id, str) and provider_id else None,
             )
         )
     return found
-
-
-def _clean_file_name(value: object) -> str:
-    name = value if isinstance(value, str) else ""
-    name = re.split(r"[\\/]", name)[-1].strip()
-    return name[-255:]
 
 
 def claim_id_from(recipients: list[str], mail_domain: str, mailbox_hash: str = "") -> int | None:

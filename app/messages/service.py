@@ -12,7 +12,7 @@ from app.changes.dispatch import record
 from app.changes.events import MessagePosted
 from app.claims.status import ClaimStatus
 from app.config import Settings
-from app.core.files import check_file
+from app.core.files import check_file, display_file_name
 from app.core.storage import Storage, discard_on_rollback
 from app.errors import Conflict, ValidationFailed
 from app.messages.schemas import MAX_MESSAGE_LENGTH
@@ -101,15 +101,6 @@ async def _store_attachment(
         declared_mime=upload.mime_type,
     )
     message.attachment_key = await storage.save(ATTACHMENT_FOLDER, upload.data, kind.extension)
-    message.attachment_name = safe_file_name(upload.file_name, kind.extension)
+    message.attachment_name = display_file_name(upload.file_name, f"attachment.{kind.extension}")
     message.attachment_mime = kind.mime_type
     message.attachment_size = len(upload.data)
-
-
-def safe_file_name(file_name: str, extension: str) -> str:
-    """The client's name without folders or control characters, at most 255 characters."""
-    name = file_name.replace("\\", "/").rsplit("/", 1)[-1]
-    name = "".join(char for char in name if char.isprintable() and char not in '"').strip()
-    if not name or name.startswith("."):
-        name = f"attachment.{extension}"
-    return name[-255:]

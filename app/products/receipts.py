@@ -3,9 +3,6 @@ app.products.routes.receipts)."""
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
 from sqlalchemy import select
 
 from app.core.ids import MAX_ID
@@ -15,21 +12,6 @@ from app.products.schemas import ReceiptOut, receipt_url
 
 FOLDER = "receipts"
 ALLOWED = {"pdf", "jpg", "png", "webp"}
-# Clients that do not know the type send these; then the bytes alone decide.
-_UNSAFE = re.compile(r"[\x00-\x1f\x7f]+")
-
-
-def display_name(raw: str | None, extension: str) -> str:
-    """The client's file name, for display only: no folders, no control characters, at most 255
-    characters (the extension kept); `receipt.<ext>` when nothing is left."""
-    name = unicodedata.normalize("NFC", raw or "").replace("\\", "/").rsplit("/", 1)[-1]
-    name = " ".join(_UNSAFE.sub(" ", name).split()).strip(" .")
-    if not name:
-        return f"receipt.{extension}"
-    if len(name) > 255:
-        stem, dot, suffix = name.rpartition(".")
-        name = f"{stem[: 254 - len(suffix)]}.{suffix}" if dot and len(suffix) <= 16 else name[:255]
-    return name
 
 
 def receipt_out(receipt: Receipt) -> ReceiptOut:

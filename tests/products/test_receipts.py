@@ -5,8 +5,8 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import func, select
 
+from app.core.files import display_file_name
 from app.models import Receipt
-from app.products.receipts import display_name
 from tests.factories.products import create_product, create_receipt
 from tests.factories.users import auth_headers, create_user
 from tests.helpers import assert_error, files_of_a_rollback_and_a_commit
@@ -114,10 +114,13 @@ async def test_the_stored_name_is_generated_and_the_shown_name_cleaned(
         ("", "receipt.pdf"),
         (None, "receipt.pdf"),
         ("x" * 300 + ".pdf", "x" * 251 + ".pdf"),
+        ('say "hi".pdf', "say hi .pdf"),
+        ("line\u2028break\u00a0.pdf", "line break .pdf"),
+        (".hidden.pdf", "hidden.pdf"),
     ],
 )
 def test_display_name(raw: str | None, shown: str) -> None:
-    assert display_name(raw, "pdf") == shown
+    assert display_file_name(raw, "receipt.pdf") == shown
 
 
 @pytest.mark.parametrize(

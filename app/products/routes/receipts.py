@@ -7,12 +7,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, File, Response, UploadFile, status
 
-from app.core.files import content_disposition, read_upload
+from app.core.files import content_disposition, display_file_name, read_upload
 from app.core.openapi import errors
 from app.core.storage import delete_after_commit, discard_on_rollback, streamed
 from app.dependencies import ReceiptRepo, SettingsDep, StorageDep, VisibleProduct, VisibleReceipt
 from app.products import service
-from app.products.receipts import ALLOWED, FOLDER, display_name, receipt_out
+from app.products.receipts import ALLOWED, FOLDER, receipt_out
 from app.products.schemas import ReceiptOut, receipt_url
 
 router = APIRouter(tags=["products"])  # included by app.products.routes under /api
@@ -44,7 +44,7 @@ async def upload_receipt(
     receipt = await service.add_receipt(
         visible.product,
         receipts=receipts,
-        file_name=display_name(file.filename, kind.extension),
+        file_name=display_file_name(file.filename, f"receipt.{kind.extension}"),
         file_type=kind.extension,
         mime_type=kind.mime_type,
         size=len(data),
