@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BeforeValidator
-from pydantic_core import PydanticCustomError
 
 MAX_ID = 2**31 - 1  # INTEGER primary keys on PostgreSQL
 MAX_BIGINT_ID = 2**63 - 1  # BIGINT primary keys (events, webhooks)
@@ -18,9 +17,7 @@ MAX_BIGINT_ID = 2**63 - 1  # BIGINT primary keys (events, webhooks)
 def _ascii_digits(value: Any) -> Any:
     # A minus sign stays an integer's: each route answers a negative id as it did (404 or 400).
     if isinstance(value, str) and not (value.isascii() and value.removeprefix("-").isdigit()):
-        raise PydanticCustomError(
-            "int_parsing", "Input should be a valid integer, unable to parse string as an integer"
-        )
+        raise ValueError("must be an integer written in ASCII digits")
     return value
 
 
