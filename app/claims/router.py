@@ -96,7 +96,7 @@ async def create_claim(
         product_brand=product.brand,
         customer_id=user.id,
         customer_email=user.email,
-        status="open",
+        status=claim.status,
         description=claim.description,
         created_at=claim.created_at,
         message_count=0,

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 
-from app.claims.status import ClaimStatusName
+from app.claims.status import ClaimStatus, ClaimStatusName
 from app.core.ids import MAX_ID
 from app.core.schemas import IsoUtc, RequestModel, ResponseModel
 from app.products.schemas import Months, WarrantyExtensionOut
@@ -56,7 +56,7 @@ class StatusChange(RequestModel):
         """Each outcome field only where it means something (the fields before it are checked by now)."""
         if value is None:
             return value
-        if info.data.get("status") != "resolved":
+        if info.data.get("status") != ClaimStatus.RESOLVED:
             raise ValueError("may only be given with status resolved")
         outcome = info.data.get("outcome")
         if info.field_name != "outcome" and outcome is None:
