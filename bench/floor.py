@@ -22,16 +22,19 @@ from starlette.routing import Route
 
 DSN = os.environ.get("WARRANTY_DATABASE_URL", "").replace("+asyncpg", "")
 SECRET = os.environ.get("WARRANTY_SECRET_KEY", "").encode()
+BASE_URL = os.environ.get("WARRANTY_BASE_URL", "http://127.0.0.1:8000")
+DETAIL_MESSAGES = 200
 EXPIRING_SOON_DAYS = 30
 pool: asyncpg.Pool | None = None
 
 USER_SQL = (
     "SELECT id, email, name, password_hash, roles, street, postal_code, city, country, notifications_enabled,"
-    " email_notifications_enabled, profile_picture, updated_at, created_at FROM users WHERE id = $1"
+    " email_notifications_enabled, profile_picture, credential_version, updated_at, created_at FROM users"
+    " WHERE id = $1"
 )
 VISIBLE_CLAIM_SQL = (
-    "SELECT id, product_id, customer_id, supplier_id, status, description, updated_at, created_at FROM claims"
-    " WHERE (customer_id = $1 OR supplier_id = $1) AND id = $2"
+    "SELECT id, product_id, customer_id, supplier_id, status, description, outcome, outcome_note, updated_at,"
+    " created_at FROM claims WHERE id = $2 AND (customer_id = $1 OR supplier_id = $1)"
 )
 
 
@@ -55,47 +58,78 @@ async def user_of(request: Request, connection: asyncpg.Connection) -> asyncpg.R
     return await connection.fetchrow(USER_SQL, int(claims["sub"]))
 
 
+PRODUCTS_SQL = (
+    "SELECT page.id, page.name, page.brand, page.category, page.store, page.purchase_date,"
+    " page.warranty_period_months, page.warranty_ends_on, page.price, page.serial_number,"
+    " page.warranty_voided_at, page.warranty_void_reason, page.created_at, page.updated_at,"
+    " page.warranty_expires_on, page.sort_key, EXISTS (SELECT * FROM claims WHERE claims.product_id = page.id"
+    " AND claims.status != $1) AS has_active_claim FROM (SELECT products.id AS id, products.name AS name,"
+    " products.brand AS brand, products.category AS category, products.store AS store,"
+    " products.purchase_date AS purchase_date, products.warranty_period_months AS warranty_period_months,"
+    " products.warranty_ends_on AS warranty_ends_on, products.price AS price,"
+    " products.serial_number AS serial_number, products.warranty_voided_at AS warranty_voided_at,"
+    " products.warranty_void_reason AS warranty_void_reason, products.created_at AS created_at,"
+    " products.updated_at AS updated_at, products.warranty_expires_on AS warranty_expires_on,"
+    " products.created_at AS sort_key FROM products WHERE products.owner_id = $2"
+    " ORDER BY products.created_at DESC, products.id DESC LIMIT $3 OFFSET $4) AS page"
+    " ORDER BY page.sort_key DESC, page.id DESC"
+)
+EXTENSIONS_SQL = (
+    "SELECT product_id, claim_id, months, starts_on, ends_on FROM warranty_extensions"
+    " WHERE product_id = ANY($1::int[]) ORDER BY created_at DESC, id DESC"
+)
+
+
+def warranty_status(row: asyncpg.Record, today: date) -> str:
+    if row["warranty_voided_at"] is not None:
+        return "void"
+    days_left = (row["warranty_expires_on"] - today).days
+    return "expired" if days_left < 0 else "expiring_soon" if days_left <= EXPIRING_SOON_DAYS else "active"
+
+
+def extension_json(row: asyncpg.Record) -> dict[str, Any]:
+    return {
+        "claimId": row["claim_id"],
+        "months": row["months"],
+        "startsOn": row["starts_on"].isoformat(),
+        "endsOn": row["ends_on"].isoformat(),
+    }
+
+
 async def products(request: Request) -> Response:
     page, limit = int(request.query_params["page"]), int(request.query_params["limit"])
     assert pool is not None
     async with pool.acquire() as connection:
         user = await user_of(request, connection)
         total = await connection.fetchval("SELECT count(id) FROM products WHERE owner_id = $1", user["id"])
-        rows = await connection.fetch(
-            "SELECT id, owner_id, name, brand, category, store, purchase_date, warranty_period_months,"
-            " warranty_expires_on, price, serial_number, updated_at, created_at,"
-            " EXISTS (SELECT * FROM claims WHERE claims.product_id = products.id AND claims.status != 'closed')"
-            " AS has_active_claim FROM products WHERE owner_id = $1 ORDER BY created_at DESC, id DESC"
-            " LIMIT $2 OFFSET $3",
-            user["id"],
-            limit,
-            (page - 1) * limit,
-        )
+        rows = await connection.fetch(PRODUCTS_SQL, "closed", user["id"], limit, (page - 1) * limit)
+        extensions: dict[int, list[dict[str, Any]]] = {row["id"]: [] for row in rows}
+        for row in await connection.fetch(EXTENSIONS_SQL, list(extensions)):
+            extensions[row["product_id"]].append(extension_json(row))
     today = datetime.now(UTC).date()
-    data = []
-    for row in rows:
-        days_left = (row["warranty_expires_on"] - today).days
-        status = (
-            "expired" if days_left < 0 else "expiring_soon" if days_left <= EXPIRING_SOON_DAYS else "active"
-        )
-        data.append(
-            {
-                "id": row["id"],
-                "name": row["name"],
-                "brand": row["brand"],
-                "category": row["category"],
-                "store": row["store"],
-                "purchaseDate": iso_date(row["purchase_date"]),
-                "warrantyPeriodMonths": row["warranty_period_months"],
-                "price": float(row["price"]) if row["price"] is not None else None,
-                "serialNumber": row["serial_number"],
-                "warrantyStatus": status,
-                "warrantyExpiresAt": iso_date(row["warranty_expires_on"]),
-                "hasActiveClaim": row["has_active_claim"],
-                "createdAt": iso(row["created_at"]),
-                "updatedAt": iso(row["updated_at"]),
-            }
-        )
+    data = [
+        {
+            "id": row["id"],
+            "name": row["name"],
+            "brand": row["brand"],
+            "category": row["category"],
+            "store": row["store"],
+            "purchaseDate": iso_date(row["purchase_date"]),
+            "warrantyPeriodMonths": row["warranty_period_months"],
+            "warrantyEndsOn": row["warranty_ends_on"].isoformat() if row["warranty_ends_on"] else None,
+            "price": float(row["price"]) if row["price"] is not None else None,
+            "serialNumber": row["serial_number"],
+            "warrantyStatus": warranty_status(row, today),
+            "warrantyExpiresAt": iso_date(row["warranty_expires_on"]),
+            "warrantyVoidedAt": iso(row["warranty_voided_at"]) if row["warranty_voided_at"] else None,
+            "warrantyVoidReason": row["warranty_void_reason"],
+            "warrantyExtensions": extensions[row["id"]],
+            "hasActiveClaim": row["has_active_claim"],
+            "createdAt": iso(row["created_at"]),
+            "updatedAt": iso(row["updated_at"]),
+        }
+        for row in rows
+    ]
     return dumps(envelope(request, data, total, page, limit))
 
 
@@ -125,46 +159,71 @@ def envelope(request: Request, data: list[Any], total: int, page: int, limit: in
     }
 
 
+def handoff(claim_id: int, newest_event: int | None) -> dict[str, str]:
+    last = "earliest" if newest_event is None else str(newest_event)
+    return {
+        "Link": f'<{BASE_URL}/.well-known/mercure>; rel="mercure"; last-event-id="{last}", '
+        f'<{BASE_URL}/api/claims/{claim_id}/messages>; rel="self"'
+    }
+
+
 async def claim_detail(request: Request) -> Response:
     claim_id = int(request.path_params["claim_id"])
     assert pool is not None
-    async with pool.acquire() as connection:
+    # As the service: one read-only snapshot for the reads and the hand-off's event id.
+    async with (
+        pool.acquire() as connection,
+        connection.transaction(isolation="repeatable_read", readonly=True),
+    ):
         user = await user_of(request, connection)
         claim = await connection.fetchrow(VISIBLE_CLAIM_SQL, user["id"], claim_id)
         if claim is None:
             return dumps({"error": "NotFound", "message": "Not found.", "code": "NOT_FOUND"}, 404)
+        newest_event = await connection.fetchval("SELECT max(id) FROM events")
         product = await connection.fetchrow(
             "SELECT id, owner_id, name, brand, category, store, purchase_date, warranty_period_months,"
-            " warranty_expires_on, price, serial_number, updated_at, created_at FROM products WHERE id = $1",
+            " warranty_ends_on, warranty_expires_on, warranty_voided_at, warranty_void_reason, price,"
+            " serial_number, updated_at, created_at FROM products WHERE id = $1",
             claim["product_id"],
         )
-        messages = await connection.fetch(
+        newest = await connection.fetch(
             "SELECT id, sender_id, body AS message, created_at FROM messages WHERE claim_id = $1"
-            " ORDER BY created_at, id",
+            " ORDER BY created_at DESC, id DESC LIMIT $2",
+            claim_id,
+            DETAIL_MESSAGES + 1,
+        )
+        extension = await connection.fetchrow(
+            "SELECT id, product_id, claim_id, months, starts_on, ends_on, created_at FROM warranty_extensions"
+            " WHERE claim_id = $1",
             claim_id,
         )
-    return dumps(
-        {
-            "id": claim["id"],
-            "status": claim["status"],
-            "description": claim["description"],
-            "product": {"id": product["id"], "name": product["name"], "brand": product["brand"]},
-            "productId": product["id"],
-            "customerId": claim["customer_id"],
-            "supplierId": claim["supplier_id"],
-            "messages": [
-                {
-                    "id": m["id"],
-                    "senderId": m["sender_id"],
-                    "message": m["message"],
-                    "createdAt": iso(m["created_at"]),
-                }
-                for m in messages
-            ],
-            "createdAt": iso(claim["created_at"]),
-            "updatedAt": iso(claim["updated_at"]),
-        }
-    )
+    body = {
+        "id": claim["id"],
+        "status": claim["status"],
+        "description": claim["description"],
+        "product": {"id": product["id"], "name": product["name"], "brand": product["brand"]},
+        "productId": product["id"],
+        "customerId": claim["customer_id"],
+        "supplierId": claim["supplier_id"],
+        "messages": [
+            {
+                "id": m["id"],
+                "senderId": m["sender_id"],
+                "message": m["message"],
+                "createdAt": iso(m["created_at"]),
+            }
+            for m in reversed(newest[:DETAIL_MESSAGES])
+        ],
+        "hasMoreMessages": len(newest) > DETAIL_MESSAGES,
+        "outcome": claim["outcome"],
+        "outcomeNote": claim["outcome_note"],
+        "warrantyExtension": None if extension is None else extension_json(extension),
+        "createdAt": iso(claim["created_at"]),
+        "updatedAt": iso(claim["updated_at"]),
+    }
+    response = dumps(body)
+    response.headers.update(handoff(claim_id, newest_event))
+    return response
 
 
 MESSAGES_SQL = (
@@ -183,12 +242,21 @@ async def messages(request: Request) -> Response:
     claim_id = int(request.path_params["claim_id"])
     page, limit = int(request.query_params["page"]), int(request.query_params["limit"])
     assert pool is not None
-    async with pool.acquire() as connection:
+    async with (
+        pool.acquire() as connection,
+        connection.transaction(isolation="repeatable_read", readonly=True),
+    ):
         user = await user_of(request, connection)
         claim = await connection.fetchrow(VISIBLE_CLAIM_SQL, user["id"], claim_id)
         other = claim["supplier_id"] if claim["customer_id"] == user["id"] else claim["customer_id"]
         rows = await connection.fetch(MESSAGES_SQL, user["id"], claim_id, limit, (page - 1) * limit, other)
-        total = await connection.fetchval("SELECT count(*) FROM messages WHERE claim_id = $1", claim_id)
+        # The exact total is a counter the writing transactions keep (app.core.count_triggers).
+        total = int(
+            await connection.fetchval(
+                "SELECT coalesce(sum(n), 0) FROM row_counts WHERE name = $1", f"claim:{claim_id}:messages"
+            )
+        )
+        newest_event = await connection.fetchval("SELECT max(id) FROM events")
     data = [
         {
             "id": str(r["id"]),
@@ -204,7 +272,9 @@ async def messages(request: Request) -> Response:
         }
         for r in rows
     ]
-    return dumps(envelope(request, data, total, page, limit))
+    response = dumps(envelope(request, data, total, page, limit))
+    response.headers.update(handoff(claim_id, newest_event))
+    return response
 
 
 async def post_message(request: Request) -> Response:
@@ -212,6 +282,8 @@ async def post_message(request: Request) -> Response:
     text = (await request.json())["message"]
     now = datetime.now(UTC)
     assert pool is not None
+    # The statements the service runs for a message, in its order (its events row gets its id and its
+    # NOTIFY from the trigger at commit, as the service's does).
     async with pool.acquire() as connection, connection.transaction():
         user = await user_of(request, connection)
         claim = await connection.fetchrow(VISIBLE_CLAIM_SQL, user["id"], claim_id)
@@ -220,6 +292,24 @@ async def post_message(request: Request) -> Response:
             claim_id,
             user["id"],
             text,
+            now,
+        )
+        await connection.fetch(
+            USER_SQL.replace("id = $1", "id = ANY($1::int[]) ORDER BY id"),
+            [claim["customer_id"], claim["supplier_id"]],
+        )
+        await connection.fetch("SELECT id, events FROM webhook_endpoints ORDER BY id")
+        scopes = [
+            f"claims:user:{claim['customer_id']}",
+            f"claims:user:{claim['supplier_id']}",
+            "claims:all",
+            f"messages:claim:{claim_id}",
+            "messages:all",
+        ]
+        await connection.fetch(
+            "INSERT INTO cache_invalidations (scope, created_at) SELECT scope, $2 FROM unnest($1::text[]) AS scope"
+            " RETURNING id",
+            scopes,
             now,
         )
         stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -233,35 +323,28 @@ async def post_message(request: Request) -> Response:
                 "createdAt": stamp,
             },
         }
-        event_id = await connection.fetchval(
+        await connection.fetchval(
             "INSERT INTO events (topic, payload, created_at) VALUES ($1, $2, $3) RETURNING id",
             f"claims/{claim_id}/messages",
             json.dumps(payload, separators=(",", ":")),
             now,
         )
-        await connection.execute("SELECT pg_notify($1, $2)", "warranty_events", str(event_id))
-        await connection.fetch(
-            USER_SQL.replace("id = $1", "id = ANY($1::int[])"), [claim["customer_id"], claim["supplier_id"]]
-        )
-        scopes = [
-            f"claims:user:{claim['customer_id']}",
-            f"claims:user:{claim['supplier_id']}",
-            "claims:all",
-            f"messages:claim:{claim_id}",
-            "messages:all",
-        ]
-        await connection.executemany(
-            "INSERT INTO cache_invalidations (scope, created_at) VALUES ($1, $2)", [(s, now) for s in scopes]
-        )
         other = claim["supplier_id"] if claim["customer_id"] == user["id"] else claim["customer_id"]
-        rows = [
-            (kind, json.dumps({"messageId": message_id, "recipientId": other}), now)
-            for kind in ("email.claim_message", "push.claim_message")
-        ]
-        await connection.executemany(
+        outbox = json.dumps({"messageId": message_id, "recipientId": other})
+        await connection.execute(
             "INSERT INTO outbox (kind, payload, status, attempts, next_attempt_at, created_at)"
-            " VALUES ($1, $2, 'pending', 0, $3, $3)",
-            rows,
+            " VALUES ('email.claim_message', $1, 'pending', 0, $2, $2),"
+            " ('push.claim_message', $1, 'pending', 0, $2, $2)",
+            outbox,
+            now,
+        )
+        await connection.fetchval(
+            "INSERT INTO claim_events (claim_id, kind, actor_id, actor_role, data, created_at)"
+            " VALUES ($1, 'message', $2, 'customer', $3, $4) RETURNING id",
+            claim_id,
+            user["id"],
+            json.dumps({"messageId": message_id}),
+            now,
         )
         # As the service: the claim's row is locked last, just before the commit.
         await connection.fetchval("SELECT status FROM claims WHERE id = $1 FOR NO KEY UPDATE", claim_id)
