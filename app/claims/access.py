@@ -6,6 +6,7 @@ from __future__ import annotations
 from sqlalchemy import Select, bindparam, or_, select, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.core.driver_reads import DriverRead
 from app.core.ids import MAX_ID
 from app.errors import NotFound
 from app.models import Claim, User
@@ -58,18 +59,21 @@ def not_found() -> NotFound:
 
 
 # `visible_claims` for one claim, built once: parameters claim_id (and user_id for a non-admin).
+# Every read of one claim starts here: on the driver's connection (app.core.driver_reads).
 _ANY_CLAIM = select(Claim).where(Claim.id == bindparam("claim_id"))
 _PARTY_CLAIM = _ANY_CLAIM.where(
     or_(Claim.customer_id == bindparam("user_id"), Claim.supplier_id == bindparam("user_id"))
 )
+_ANY_CLAIM_READ = DriverRead(_ANY_CLAIM, Claim)
+_PARTY_CLAIM_READ = DriverRead(_PARTY_CLAIM, Claim)
 
 
 async def get_visible_claim(session: AsyncSession, user: User, claim_id: int) -> Claim:
     """The claim, if the user may see it; 404 alike for a missing claim and one of other people."""
     if not 1 <= claim_id <= MAX_ID:
         raise not_found()
-    statement = _ANY_CLAIM if Role.ADMIN in user.effective_roles else _PARTY_CLAIM
-    claim = await session.scalar(statement, {"claim_id": claim_id, "user_id": user.id})
+    read = _ANY_CLAIM_READ if Role.ADMIN in user.effective_roles else _PARTY_CLAIM_READ
+    claim = await read.one(session, claim_id=claim_id, user_id=user.id)
     if claim is None:
         raise not_found()
     return claim

@@ -12,6 +12,7 @@ from sqlalchemy.exc import IntegrityError
 
 from app.claims.status import ClaimStatus
 from app.core.counts import message_count_of_claim, row_count
+from app.core.driver_reads import DriverRead
 from app.core.pagination import KeyKind
 from app.core.repository import Repository
 from app.errors import Conflict
@@ -128,14 +129,14 @@ class ClaimRepository(Repository):
         return claim
 
     async def product_of(self, claim: Claim) -> Product:
-        product = await self.session.get(Product, claim.product_id)
+        product = await _PRODUCT_BY_ID.get(self.session, claim.product_id, product_id=claim.product_id)
         assert product is not None  # claims go with their product (ON DELETE CASCADE)
         return product
 
     async def newest_messages(self, claim_id: int) -> tuple[list[Any], bool]:
         """The claim's newest DETAIL_MESSAGES messages, oldest first among them, and whether there are older
         ones: one query, reading at most one row more than it shows, whatever the claim's length."""
-        rows = (await self.session.execute(_NEWEST_MESSAGES, {"claim_id": claim_id})).all()
+        rows = await _NEWEST_MESSAGES.all(self.session, claim_id=claim_id)
         return list(rows[:DETAIL_MESSAGES])[::-1], len(rows) > DETAIL_MESSAGES
 
     async def users(self, *user_ids: int | None) -> list[User]:
@@ -150,9 +151,11 @@ _message = Message.__table__.c
 DETAIL_MESSAGES = 200  # the claim detail shows the newest 200 messages (docs/api.md §6.3)
 # The detail's messages, newest first down the claim's (created_at, id) index, one more than shown so the
 # answer knows whether older ones exist; built once (parameter claim_id).
-_NEWEST_MESSAGES = (
+# The claim detail's reads run on the driver's connection (app.core.driver_reads).
+_NEWEST_MESSAGES: DriverRead[Any] = DriverRead(
     select(_message.id, _message.sender_id, _message.body.label("message"), _message.created_at)
     .where(_message.claim_id == bindparam("claim_id"))
     .order_by(_message.created_at.desc(), _message.id.desc())
     .limit(DETAIL_MESSAGES + 1)
 )
+_PRODUCT_BY_ID = DriverRead(select(Product).where(Product.id == bindparam("product_id")), Product)

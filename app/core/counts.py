@@ -10,9 +10,13 @@ from typing import Any
 from sqlalchemy import String, bindparam, cast, func, literal, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.core.driver_reads import DriverRead
 from app.models import Claim, ProductExpiryCount, RowCount
 
-_SUM = select(func.coalesce(func.sum(RowCount.n), 0)).where(RowCount.name == bindparam("name"))
+# Read by every paged list: on the driver's connection (app.core.driver_reads).
+_SUM: DriverRead[Any] = DriverRead(
+    select(func.coalesce(func.sum(RowCount.n), 0)).where(RowCount.name == bindparam("name"))
+)
 _EXPIRING = select(func.coalesce(func.sum(ProductExpiryCount.n), 0)).where(
     ProductExpiryCount.day.between(bindparam("first"), bindparam("last"))
 )
@@ -38,7 +42,7 @@ async def row_count(session: AsyncSession, name: str) -> int:
     """How many rows `name` counts: `products`, `products:brand:<lower(brand)>`,
     `products:category:<lower(category)>`, `claims`, `claims:<status>`, `messages`, `messages:unread`,
     `claim:<id>:messages`."""
-    return int(await session.scalar(_SUM, {"name": name}) or 0)
+    return int(await _SUM.scalar(session, name=name) or 0)
 
 
 async def products_expiring(session: AsyncSession, first: date | None, last: date | None) -> int:

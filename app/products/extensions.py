@@ -9,9 +9,10 @@ from collections.abc import Iterable
 from datetime import date
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.core.driver_reads import DriverRead
 from app.models import Claim, Product, WarrantyExtension
 from app.products import expiry
 from app.products.warranty import expiry_date
@@ -55,8 +56,14 @@ async def _keep_expiry(session: AsyncSession, product: Product) -> None:
     await session.flush()
 
 
+# Read by every claim detail: on the driver's connection (app.core.driver_reads).
+_OF_CLAIM = DriverRead(
+    select(WarrantyExtension).where(WarrantyExtension.claim_id == bindparam("claim_id")), WarrantyExtension
+)
+
+
 async def of_claim(session: AsyncSession, claim_id: int) -> WarrantyExtension | None:
-    return await session.scalar(select(WarrantyExtension).where(WarrantyExtension.claim_id == claim_id))
+    return await _OF_CLAIM.one(session, claim_id=claim_id)
 
 
 async def of_products(session: AsyncSession, product_ids: Iterable[int]) -> dict[int, list[Any]]:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.clock import utc_now
+from app.core.driver_reads import DriverRead
 from app.core.ids import MAX_BIGINT_ID
 from app.errors import ValidationFailed
 from app.models import Event
@@ -15,10 +17,12 @@ from app.realtime.events import StoredEvent
 
 EARLIEST = "earliest"
 _BOUNDS = select(func.min(Event.id), func.max(Event.id))
+# Read by every claim detail and message page (the hand-off): on the driver's connection.
+_NEWEST: DriverRead[Any] = DriverRead(select(func.max(Event.id)))
 
 
 async def newest_id(session: AsyncSession) -> int | None:
-    found: int | None = await session.scalar(select(func.max(Event.id)))
+    found: int | None = await _NEWEST.scalar(session)
     return found
 
 

@@ -15,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.clock import iso_utc_z, utc_now
+from app.core.driver_reads import DriverRead
 from app.models import WebhookDelivery, WebhookEndpoint
 from app.notifications.kinds import OutboxKind
 from app.notifications.outbox import enqueue
@@ -29,7 +30,10 @@ EVENT_TYPES = (
 )
 TEST_EVENT = "webhook.test"  # sent by POST /api/admin/webhooks/{id}/test only, whatever `events` says
 
-_SUBSCRIBERS = select(WebhookEndpoint.id, WebhookEndpoint.events).order_by(WebhookEndpoint.id)
+# Read by every change that may have subscribers: on the driver's connection (app.core.driver_reads).
+_SUBSCRIBERS: DriverRead[Any] = DriverRead(
+    select(WebhookEndpoint.id, WebhookEndpoint.events).order_by(WebhookEndpoint.id)
+)
 
 
 def body(event_type: str, data: dict[str, Any], at: datetime | None = None) -> str:
@@ -42,7 +46,7 @@ async def record(session: AsyncSession, event_type: str, *data: dict[str, Any]) 
     subscribers; nothing more when there are none)."""
     if not data:
         return
-    rows = await session.execute(_SUBSCRIBERS)
+    rows = await _SUBSCRIBERS.all(session)
     endpoint_ids = [endpoint_id for endpoint_id, events in rows if event_type in events]
     if not endpoint_ids:
         return
