@@ -12,6 +12,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.cache import invalidate
+from app.core.driver_reads import DriverRead
 from app.models import Claim, User
 from app.notifications.kinds import OutboxKind
 from app.notifications.outbox import enqueue
@@ -21,7 +22,10 @@ from app.webhooks import events as webhooks
 
 C = TypeVar("C")
 
-_USERS = select(User).where(User.id.in_(bindparam("user_ids", expanding=True))).order_by(User.id)
+# A change's participants: on the driver's connection (app.core.driver_reads).
+_USERS = DriverRead(
+    select(User).where(User.id.in_(bindparam("user_ids", expanding=True))).order_by(User.id), User
+)
 
 
 class Recording(Generic[C]):
@@ -42,7 +46,7 @@ class Recording(Generic[C]):
 
         async def read() -> list[User]:
             ids = [user_id for user_id in (claim.customer_id, claim.supplier_id) if user_id is not None]
-            return list(await self.session.scalars(_USERS, {"user_ids": ids}))
+            return await _USERS.all(self.session, user_ids=ids)
 
         users: list[User] = await self.once("participants", read)
         return users

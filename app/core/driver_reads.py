@@ -17,6 +17,7 @@ Other databases (SQLite) run the statement through the session unchanged.
 
 from __future__ import annotations
 
+import functools
 from collections import namedtuple
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
@@ -36,11 +37,20 @@ _NUMERIC_OID, _FLOAT_OID = 1700, 701  # what asyncpg reports for numeric and dou
 class _Compiled:
     def __init__(self, statement: AnySelect, dialect: Dialect) -> None:
         compiled = statement.compile(dialect=dialect)
-        self.sql = compiled.string
-        self.positions = list(compiled.positiontup or ())
+        names = list(compiled.positiontup or ())
+        # Expanding parameters (`IN` a list) are rendered per call by SQLAlchemy, numbered after the
+        # others; here each becomes one array parameter, `= ANY($n)`.
+        self.lists = [name for name in names if compiled.binds[name].expanding]
+        self.positions = [name for name in names if name not in self.lists]
+        sql = compiled.string
+        for number, name in enumerate(self.lists, start=len(self.positions) + 1):
+            placeholder = f"(__[POSTCOMPILE_{name}])"
+            sql = sql.replace(f"NOT IN {placeholder}", f"<> ALL(${number})")
+            sql = sql.replace(f"IN {placeholder}", f"= ANY(${number})")
+        self.sql: str | None = None if "__[POSTCOMPILE_" in sql else sql  # None: SQLAlchemy runs it
         self.defaults = {name: bind.value for name, bind in compiled.binds.items() if not bind.required}
         processors: dict[str, Any] = dict(compiled._bind_processors)
-        self.binds = {name: processors.get(name) for name in self.positions}
+        self.binds = {name: processors.get(name) for name in names}
         self.results: list[Callable[[Any], Any] | None] = [
             column.type.dialect_impl(dialect).result_processor(dialect, _oid_of(column.type))
             for column in statement.selected_columns
@@ -52,6 +62,10 @@ class _Compiled:
             value = params.get(name, self.defaults.get(name))
             process = self.binds[name]
             values.append(process(value) if process is not None else value)
+        for name in self.lists:
+            items = list(params.get(name, self.defaults.get(name)) or ())
+            process = self.binds[name]
+            values.append([process(item) for item in items] if process is not None else items)
         return values
 
     def values(self, record: Sequence[Any]) -> list[Any]:
@@ -135,6 +149,8 @@ class DriverRead(Generic[E]):
         if self._compiled is None:
             self._compiled = _Compiled(self.statement, connection.dialect)
         compiled = self._compiled
+        if compiled.sql is None:
+            return None
         arguments = compiled.arguments(params)
         sync = connection.sync_connection
         cursor = object()  # what the events' listeners may key a statement's timing on
@@ -164,3 +180,10 @@ class DriverRead(Generic[E]):
         make_transient_to_detached(instance)
         session.add(instance)
         return instance
+
+
+@functools.lru_cache(maxsize=256)
+def driver_read(statement: AnySelect) -> DriverRead[Any]:
+    """The DriverRead of a statement shape built once elsewhere (a cached builder's answer): compiled once
+    per shape. Statements built anew per call must not come here."""
+    return DriverRead(statement)

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from sqlalchemy import ColumnElement, Select, and_, bindparam, case, func, select, tuple_, type_coerce
 
 from app.core.counts import claim_messages, row_count
+from app.core.driver_reads import driver_read
 from app.core.pagination import KeyKind
 from app.core.repository import Repository
 from app.core.types import UtcDateTime
@@ -111,18 +112,18 @@ class MessageRepository(Repository):
         that key."""
         parameters = _viewer_parameters(claim, viewer_id)
         if limit is None:
-            rows = (await self.session.execute(_for_viewer("all"), parameters)).all()
+            rows = await driver_read(_for_viewer("all")).all(self.session, **parameters)
             return rows, len(rows)
         window: dict[str, Any] = {"offset": offset, "limit": limit}
         if after is not None:
             window |= {"offset": 0, "after_created": after[0], "after_id": after[1]}
         shape: ViewerShape = "page" if after is None else "after"
-        rows = (await self.session.execute(_for_viewer(shape), parameters | window)).all()
+        rows = await driver_read(_for_viewer(shape)).all(self.session, **parameters, **window)
         return rows, await row_count(self.session, claim_messages(claim.id))
 
     async def one_for_claim(self, claim: Claim, viewer_id: int, message_id: int) -> Any:
         parameters = _viewer_parameters(claim, viewer_id) | {"message_id": message_id}
-        return (await self.session.execute(_for_viewer("one"), parameters)).first()
+        return await driver_read(_for_viewer("one")).one(self.session, **parameters)
 
     async def attachment_of(self, claim_id: int, message_id: int) -> Message | None:
         """The message, if it is in this claim and carries an attachment."""

@@ -72,17 +72,21 @@ async def of_products(session: AsyncSession, product_ids: Iterable[int]) -> dict
     ids = list(dict.fromkeys(product_ids))
     found: dict[int, list[Any]] = {product_id: [] for product_id in ids}
     for start in range(0, len(ids), IDS_PER_QUERY):
-        statement = _OF_PRODUCTS.where(_extensions.product_id.in_(ids[start : start + IDS_PER_QUERY]))
-        for row in await session.execute(statement):
+        for row in await _OF_PRODUCTS.all(session, product_ids=ids[start : start + IDS_PER_QUERY]):
             found[row.product_id].append(row)
     return found
 
 
 _extensions = WarrantyExtension.__table__.c
-_OF_PRODUCTS = select(
-    _extensions.product_id,
-    _extensions.claim_id,
-    _extensions.months,
-    _extensions.starts_on,
-    _extensions.ends_on,
-).order_by(_extensions.created_at.desc(), _extensions.id.desc())
+# Read by every product list: on the driver's connection (app.core.driver_reads).
+_OF_PRODUCTS: DriverRead[Any] = DriverRead(
+    select(
+        _extensions.product_id,
+        _extensions.claim_id,
+        _extensions.months,
+        _extensions.starts_on,
+        _extensions.ends_on,
+    )
+    .where(_extensions.product_id.in_(bindparam("product_ids", expanding=True)))
+    .order_by(_extensions.created_at.desc(), _extensions.id.desc())
+)

@@ -29,6 +29,7 @@ from app.claims.access import visible_claims
 from app.claims.status import ClaimStatus
 from app.core.counter_locks import take_product_counters
 from app.core.counts import products_expiring, row_count
+from app.core.driver_reads import driver_read
 from app.core.ids import MAX_ID
 from app.core.pagination import KeyKind
 from app.core.repository import Repository
@@ -263,7 +264,7 @@ class ProductRepository(Repository):
         parameters = where.parameters(today, expiring_soon_days) | {"offset": offset, "limit": limit}
         if after is not None:
             parameters |= {"after_key": after[0], "after_id": after[1]}
-        return list(await self.session.execute(statement, parameters))
+        return await driver_read(statement).all(self.session, **parameters)
 
     async def count(self, user: User, where: ProductFilter, *, today: date, expiring_soon_days: int) -> int:
         where = where.restricted_to(user)
@@ -272,7 +273,8 @@ class ProductRepository(Repository):
             # Every product, or one facet of them: a kept count, not a count of the table.
             return await _kept_count(self.session, where, today, today + timedelta(days=expiring_soon_days))
         statement = _count_statement(where.shape())
-        return await self.session.scalar(statement, where.parameters(today, expiring_soon_days)) or 0
+        parameters = where.parameters(today, expiring_soon_days)
+        return await driver_read(statement).scalar(self.session, **parameters) or 0
 
     async def claims(self, user: User, product_id: int) -> list[Any]:
         """The product's claims the user may see (id, status, description, createdAt), oldest first."""

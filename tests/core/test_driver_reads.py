@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from sqlalchemy import bindparam, func, inspect, select
 from sqlalchemy.exc import DBAPIError
 
-from app.core.driver_reads import DriverRead
+from app.core.driver_reads import DriverRead, driver_read
 from app.models import Claim, Event, Message, Product, User
 from app.realtime.events import publish
 from app.realtime.resume import use_one_snapshot
@@ -28,6 +28,8 @@ MESSAGES: DriverRead[Any] = DriverRead(
     .limit(2)
 )
 NEWEST_EVENT: DriverRead[Any] = DriverRead(select(func.max(Event.id)))
+AMONG: DriverRead[Any] = DriverRead(select(User.id).where(User.id.in_(bindparam("ids", expanding=True))))
+OUTSIDE: DriverRead[Any] = DriverRead(select(User.id).where(User.id.not_in(bindparam("ids", expanding=True))))
 
 
 def _values(instance: Any) -> dict[str, Any]:
@@ -132,3 +134,18 @@ async def test_postgres_reads_skip_the_orm(app: FastAPI, monkeypatch: pytest.Mon
         assert (await USER.one(session, user_id=cast.customer.id)) is not None
         assert await MESSAGES.all(session, claim_id=cast.claim.id) == []
         assert await NEWEST_EVENT.scalar(session) is None
+        assert [row.id for row in await AMONG.all(session, ids=[cast.customer.id])] == [cast.customer.id]
+        assert cast.customer.id not in [row.id for row in await OUTSIDE.all(session, ids=[cast.customer.id])]
+
+
+async def test_list_parameters_match_the_orm(app: FastAPI) -> None:
+    cast = await claim_cast(app)
+    ids = bindparam("ids", expanding=True)
+    among = driver_read(select(User.id).where(User.id.in_(ids)).order_by(User.id))
+    outside = driver_read(select(User.id).where(User.id.not_in(ids)).order_by(User.id))
+    assert driver_read(among.statement) is among  # compiled once per statement shape
+    async with app.state.sessionmaker() as session:
+        for chosen in ([cast.customer.id, cast.supplier.id], [cast.supplier.id], [], [10**6]):
+            for read in (among, outside):
+                expected = list((await session.execute(read.statement, {"ids": chosen})).scalars())
+                assert [row.id for row in await read.all(session, ids=chosen)] == expected, chosen
