@@ -13,6 +13,10 @@ usual) or rows with attribute access. What the service relies on around a statem
   and a dead connection's invalidation (503 while the database is away) are SQLAlchemy's own.
 
 Other databases (SQLite) run the statement through the session unchanged.
+
+It leans on the asyncpg adapter of the locked SQLAlchemy (its execute lock, its lazily begun transaction)
+and on the compiled statement's bind processors; tests/core/test_driver_reads.py fails if a new version
+moves them (the PostgreSQL path would fall back to the ORM, which that test refuses).
 """
 
 from __future__ import annotations
