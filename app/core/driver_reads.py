@@ -95,10 +95,11 @@ class DriverRead(Generic[E]):
         self.entity = entity
         self.keys: list[str] = [str(column.key) for column in statement.selected_columns]
         self.identity: list[str] = []
-        if entity is not None:
-            mapper = inspect(entity)
-            self.keys = [mapper.get_property_by_column(column).key for column in statement.selected_columns]
-            self.identity = [mapper.get_property_by_column(column).key for column in mapper.primary_key]
+        self.mapper = None if entity is None else inspect(entity)
+        if self.mapper is not None:
+            key_of = self.mapper.get_property_by_column
+            self.keys = [key_of(column).key for column in statement.selected_columns]
+            self.identity = [key_of(column).key for column in self.mapper.primary_key]
         # Rows as SQLAlchemy's Row reads: by attribute, by position, unpacked.
         self._row = namedtuple("Row", self.keys, rename=True)  # type: ignore[misc]
         self._compiled: _Compiled | None = None
@@ -106,13 +107,11 @@ class DriverRead(Generic[E]):
     async def all(self, session: AsyncSession, **params: Any) -> list[Any]:
         """Every row: persistent instances of `entity`, or rows with attribute access."""
         connection = await session.connection()
-        if connection.dialect.driver != "asyncpg":
-            result = await session.execute(self.statement, params)
-            return list(result.scalars() if self.entity is not None else result.all())
-        records = await self._fetch(connection, params)
-        if records is None:  # the driver failed: SQLAlchemy's own path, errors and all
-            result = await session.execute(self.statement, params)
-            return list(result.scalars() if self.entity is not None else result.all())
+        records = None
+        if connection.dialect.driver == "asyncpg":
+            records = await self._fetch(connection, params)
+        if records is None:  # another database, or the driver failed: SQLAlchemy's own path, errors and all
+            return await self._through_orm(session, params)
         compiled = self._compiled
         assert compiled is not None
         if self.entity is None:
@@ -120,9 +119,12 @@ class DriverRead(Generic[E]):
         rows = [dict(zip(self.keys, compiled.values(record), strict=True)) for record in records]
         instances = [self._persistent(session, row) for row in rows]
         if None in instances:  # the session holds one of them expired: the ORM refreshes it
-            result = await session.execute(self.statement, params)
-            return list(result.scalars())
+            return await self._through_orm(session, params)
         return instances
+
+    async def _through_orm(self, session: AsyncSession, params: dict[str, Any]) -> list[Any]:
+        result = await session.execute(self.statement, params)
+        return list(result.scalars() if self.entity is not None else result.all())
 
     async def one(self, session: AsyncSession, **params: Any) -> E | None:
         """The first row's instance (or row), None when there is none."""
@@ -173,13 +175,12 @@ class DriverRead(Generic[E]):
     def _persistent(self, session: AsyncSession, values: dict[str, Any]) -> E | None:
         """The row as a persistent instance; the session's own copy when it holds one already (as the ORM
         answers), None when that copy is expired."""
-        assert self.entity is not None
-        key = identity_key(self.entity, tuple(values[name] for name in self.identity))
+        assert self.mapper is not None
+        key = self.mapper.identity_key_from_primary_key([values[name] for name in self.identity])
         held = session.identity_map.get(key)
         if held is not None:
             return None if inspect(held).expired_attributes else held
-        mapper = inspect(self.entity)
-        instance = mapper.class_manager.new_instance()
+        instance = self.mapper.class_manager.new_instance()
         instance.__dict__.update(values)
         make_transient_to_detached(instance)
         session.add(instance)

@@ -149,3 +149,16 @@ async def test_list_parameters_match_the_orm(app: FastAPI) -> None:
             for read in (among, outside):
                 expected = list((await session.execute(read.statement, {"ids": chosen})).scalars())
                 assert [row.id for row in await read.all(session, ids=chosen)] == expected, chosen
+
+
+async def test_an_expired_held_copy_is_refreshed_as_the_orm_does(app: FastAPI) -> None:
+    cast = await claim_cast(app)
+    async with app.state.sessionmaker() as session:
+        held = await session.get(User, cast.customer.id)
+        assert held is not None
+        await session.commit()  # the held copy stays in the session (no expiry on commit)
+        async with app.state.sessionmaker() as other, other.begin():
+            (await other.get(User, cast.customer.id)).name = "Renamed Elsewhere"  # type: ignore[union-attr]
+        session.expire(held)
+        found = await USER.one(session, user_id=cast.customer.id)
+        assert found is held and held.name == "Renamed Elsewhere"
