@@ -23,6 +23,10 @@ UNMATCHED = "unmatched"  # the route of a request no route matched (a 404 on a p
 ROUTE_KEY = "warranty.route"
 # Any other method is counted as OTHER: a client must not make up series.
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+# The known labels of the labelled counters, exported at 0 from the start: an alert on a series needs the
+# series before its first event (`increase()` of a missing series is nothing, not 0).
+INBOUND_OUTCOMES = ("processed", "ignored", "duplicate", "rejected", "failed")
+THROTTLE_LIMITS = ("login_email", "login_client", "password_forgot", "register", "hub_streams")
 
 
 def route_template(scope: Scope) -> str:
@@ -77,6 +81,10 @@ class Series:
             registry=None,
         )
         self._request_series: dict[tuple[str, str, int], Histogram] = {}
+        for outcome in INBOUND_OUTCOMES:
+            self.inbound.labels(outcome)
+        for limit in THROTTLE_LIMITS:
+            self.throttled.labels(limit)
 
     def observe_request(self, method: str, route: str, status: int, seconds: float) -> None:
         """One answered request (kept per label set: `labels()` builds and locks on every call)."""
