@@ -1,5 +1,9 @@
 """The iCalendar (RFC 5545) text of a calendar feed: one all-day event per product on its warranty's last
-covered day, with an alarm at each expiry-alert threshold."""
+covered day, with an alarm at each expiry-alert threshold.
+
+Written by the icalendar library (escaping, folding, CRLF). It escapes what RFC 5545 escapes but passes
+other control characters through, which RFC 5545 forbids in a text value and strict calendar apps answer
+by dropping the whole feed: what users wrote is put on one line first (app.core.one_line)."""
 
 from __future__ import annotations
 
@@ -9,6 +13,8 @@ from datetime import date, datetime, timedelta
 from urllib.parse import urlsplit
 
 from icalendar import Alarm, Calendar, Event, vDuration
+
+from app.core.one_line import one_line
 
 PRODID = "-//Warranty//Warranty expiry dates//EN"
 CALENDAR_NAME = "Warranty expiry dates"
@@ -42,6 +48,7 @@ def style_of(base_url: str, frontend_url: str, alarm_days: Sequence[int]) -> Fee
 
 
 def product_event(entry: ExpiryEntry, style: FeedStyle) -> Event:
+    name, brand, category = one_line(entry.name), one_line(entry.brand), one_line(entry.category)
     event = Event()
     event.add("uid", f"product-{entry.id}@{style.uid_domain}")
     # The row's last change, not the time of the fetch: an unchanged product reads the same every time.
@@ -49,10 +56,10 @@ def product_event(entry: ExpiryEntry, style: FeedStyle) -> Event:
     event.add("last-modified", entry.updated_at)
     event.add("dtstart", entry.warranty_expires_on)
     event.add("dtend", entry.warranty_expires_on + timedelta(days=1))
-    event.add("summary", f"Warranty ends: {entry.name}")
+    event.add("summary", f"Warranty ends: {name}")
     event.add(
         "description",
-        f"{entry.brand} {entry.name} ({entry.category}), bought {entry.purchase_date.isoformat()}. "
+        f"{brand} {name} ({category}), bought {entry.purchase_date.isoformat()}. "
         f"The warranty covers this day and ends after it.",
     )
     event.add("url", f"{style.frontend_url}/products/{entry.id}")
@@ -61,7 +68,7 @@ def product_event(entry: ExpiryEntry, style: FeedStyle) -> Event:
         alarm = Alarm()
         alarm.add("action", "DISPLAY")
         alarm.add("trigger", timedelta(days=-days))
-        alarm.add("description", f"The warranty of {entry.name} ends in {days} days")
+        alarm.add("description", f"The warranty of {name} ends in {days} days")
         event.add_component(alarm)
     return event
 

@@ -10,16 +10,12 @@ header of its own.
 
 from __future__ import annotations
 
-import re
-
-# Every C0 and C1 control (DEL included), the Unicode line and paragraph separators, and lone surrogates
-# (which have no UTF-8 form); spaces too, so that a run of them with spaces around is one space.
-_UNSAFE = re.compile(r"[ \x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]+")
+from app.core.one_line import one_line
 
 
 def header_value(value: str) -> str:
     """`value` on one line: each run of unsafe characters and spaces as one space, ends trimmed."""
-    return _UNSAFE.sub(" ", value).strip()
+    return one_line(value)
 
 
 def body_text(value: str) -> str:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime, timedelta
 from urllib.parse import urlsplit
 
@@ -262,3 +263,31 @@ async def test_a_warranty_extension_moves_the_event(app: FastAPI, client: httpx.
 
     assert event.decoded("DTSTART") == date.fromisoformat(resolved.json()["warrantyExtension"]["endsOn"])
     assert event.decoded("DTSTART") > date(2030, 1, 1)  # the extension's end, not the own 2026-12-01
+
+
+async def test_control_characters_in_product_texts_never_reach_the_feed(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    """RFC 5545 allows no control character in a text value (a strict calendar app drops the whole feed):
+    each run of them in what a user wrote is one space; the lines end in CRLF and nothing else."""
+    owner = await create_user(app)
+    product = await create_product(
+        app, owner, name="A\x0bB\x0cC", brand="Br\x1b\x7fand\u2028X", category="Kit\x85chen\u2029\x01\tY"
+    )
+    path = await _feed_path(client, auth_headers(app, owner))
+
+    response = await client.get(path)
+
+    assert response.status_code == 200, response.text
+    text = response.content.decode()
+    lines = text.split("\r\n")
+    assert lines[-1] == ""  # the feed ends with CRLF
+    unsafe = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+    assert [line for line in lines if unsafe.search(line)] == []
+    event = _events(response.content)[f"product-{product.id}@127.0.0.1"]
+    assert str(event["SUMMARY"]) == "Warranty ends: A B C"
+    assert str(event["DESCRIPTION"]).startswith("Br and X A B C (Kit chen Y), bought 2026-01-15.")
+    assert [str(alarm["DESCRIPTION"]) for alarm in event.walk("VALARM")] == [
+        "The warranty of A B C ends in 30 days",
+        "The warranty of A B C ends in 7 days",
+    ]
