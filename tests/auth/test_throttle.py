@@ -60,6 +60,47 @@ async def test_twenty_parallel_guesses_from_one_address_count_twenty(
     assert (await _login(other_client, "ann@example.com", DEFAULT_PASSWORD)).status_code == 200
 
 
+@pytest.mark.settings(login_max_failures_per_client=20)
+async def test_twenty_parallel_guesses_at_one_email_count_twenty_for_the_address(
+    app: FastAPI, client: httpx.AsyncClient, other_client: httpx.AsyncClient
+) -> None:
+    """Five are answered 401 and fifteen 429 (the email's limit): every one of them counts against the
+    address, which is then at its limit for every other account too."""
+    await create_user(app, email="ann@example.com")
+    await create_user(app, email="bob@example.com")
+
+    answers = await asyncio.gather(*(_login(client, "ann@example.com") for _ in range(20)))
+
+    assert sorted(response.status_code for response in answers) == [401] * 5 + [429] * 15
+    refused = await _login(client, "bob@example.com", DEFAULT_PASSWORD)
+    assert_error(refused, 429, "RATE_LIMITED")
+    assert 290 <= int(refused.headers["retry-after"]) <= 300
+    assert (await _login(other_client, "bob@example.com", DEFAULT_PASSWORD)).status_code == 200
+
+
+@pytest.mark.settings(login_max_failures_per_client=3, login_max_failures_per_email=100)
+async def test_an_address_that_keeps_guessing_past_its_limit_stays_refused(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    """Refused attempts count too (the address's limit slides with them), and Retry-After says when the
+    address may try again."""
+    await create_user(app, email="ann@example.com")
+    started = datetime.now(UTC)
+    for number in range(3):
+        assert (await _login(client, f"guess{number}@example.com")).status_code == 401
+    with frozen_time(started + timedelta(seconds=200)):
+        refused = [await _login(client, f"guess{number}@example.com") for number in range(3)]
+    assert [response.status_code for response in refused] == [429] * 3
+    assert 299 <= int(refused[-1].headers["retry-after"]) <= 300  # three guesses at 200 s now fill it
+
+    with frozen_time(started + timedelta(seconds=301)):
+        still = await _login(client, "ann@example.com", DEFAULT_PASSWORD)
+    assert_error(still, 429, "RATE_LIMITED")
+    assert 198 <= int(still.headers["retry-after"]) <= 200
+    with frozen_time(started + timedelta(seconds=502)):
+        assert (await _login(client, "ann@example.com", DEFAULT_PASSWORD)).status_code == 200
+
+
 @pytest.mark.settings(login_max_failures_per_client=3)
 async def test_sign_ins_are_no_failures(app: FastAPI, client: httpx.AsyncClient) -> None:
     """Many people behind one address signing in is no attack: only failures count against it, and a
