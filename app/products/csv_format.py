@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import date, datetime
 from decimal import Decimal
@@ -29,6 +30,9 @@ EXPORT_COLUMNS = (
 # skipped, so an exported file imports again as it is.
 IMPORT_COLUMNS = tuple(field.alias or name for name, field in ProductCreate.model_fields.items())
 COMPUTED_COLUMNS = frozenset(EXPORT_COLUMNS) - frozenset(IMPORT_COLUMNS)
+KNOWN_COLUMNS = frozenset(IMPORT_COLUMNS) | COMPUTED_COLUMNS
+# Far more than the known columns (each may be named once): the header's length is checked before its names.
+MAX_COLUMNS = 100
 _ATTRIBUTES = {field.alias or name: name for name, field in ProductOut.model_fields.items()}
 
 # A cell a spreadsheet would read as a formula (OWASP, "CSV Injection") starts with one of these; the
@@ -107,8 +111,7 @@ def read_products(data: bytes, max_rows: int) -> tuple[list[dict[str, Any]], dic
     except UnicodeDecodeError:
         raise CsvProblem("is not UTF-8 text") from None
     records = _records(text)
-    header = [name.strip() for name in next(records, [])]
-    _check_header(header)
+    header = _header(next(records, []))
     valid: list[dict[str, Any]] = []
     problems: dict[str, dict[str, str]] = {}
     for number, record in enumerate(records, start=2):
@@ -129,15 +132,23 @@ def read_products(data: bytes, max_rows: int) -> tuple[list[dict[str, Any]], dic
     return valid, problems
 
 
-def _check_header(header: list[str]) -> None:
+def _header(record: list[str]) -> list[str]:
+    """The column names of the first row, once they are known columns, each named once."""
+    # Each known column at most once, so a longer header is refused by its length before any name is read.
+    if len(record) > MAX_COLUMNS:
+        raise CsvProblem(f"has {len(record)} columns; at most {MAX_COLUMNS} are read")
+    header = [name.strip() for name in record]
     if not any(header):
         raise CsvProblem("is empty: the first row names the columns")
-    unknown = [name for name in header if name not in IMPORT_COLUMNS and name not in COMPUTED_COLUMNS]
-    if unknown:
-        raise CsvProblem(f"has unknown columns: {', '.join(unknown)} (known: {', '.join(IMPORT_COLUMNS)})")
-    repeated = sorted({name for name in header if header.count(name) > 1})
+    unknown = [name for name in header if name not in KNOWN_COLUMNS]
+    if unknown:  # a few of them, each cut short: the answer does not echo the header back
+        shown = ", ".join(name if len(name) <= 40 else name[:40] + "..." for name in unknown[:10])
+        more = f", ... ({len(unknown)} in all; " if len(unknown) > 10 else " ("
+        raise CsvProblem(f"has unknown columns: {shown}{more}known: {', '.join(IMPORT_COLUMNS)})")
+    repeated = sorted(name for name, count in Counter(header).items() if count > 1)
     if repeated:
         raise CsvProblem(f"names a column twice: {', '.join(repeated)}")
+    return header
 
 
 def _row(header: list[str], record: list[str]) -> dict[str, Any]:

@@ -252,3 +252,33 @@ async def test_an_end_day_imports_under_the_rules_of_the_api(app: FastAPI, clien
     [drill] = await _listed(client, headers)
     assert (drill["warrantyPeriodMonths"], drill["warrantyEndsOn"]) == (None, "2027-06-30")
     assert drill["warrantyExpiresAt"] == "2027-06-30T00:00:00+00:00"
+
+
+@pytest.mark.parametrize("repeats", [30_000, 300_000])
+async def test_a_header_of_thousands_of_columns_is_refused_before_any_column_is_read(
+    app: FastAPI, client: httpx.AsyncClient, repeats: int
+) -> None:
+    """A header repeating one column 30,000 times (90 KB) took 9.5 s to refuse, growing with its square
+    (300,000 would have taken hours): a header longer than any file can need is refused by its length."""
+    owner = await create_user(app)
+    data = ",".join(["name"] * repeats) + "\r\nA\r\n"
+    body = assert_error(await _import(client, auth_headers(app, owner), data), 400, "VALIDATION_FAILED")
+    assert body["details"]["fields"] == {"file": f"has {repeats} columns; at most 100 are read"}
+    assert await _count(app) == 0
+
+
+async def test_columns_named_twice_are_each_named_once(app: FastAPI, client: httpx.AsyncClient) -> None:
+    owner = await create_user(app)
+    data = ",".join(["brand", "name", "name", "store", "brand", "name", *["price"] * 90]) + "\r\nA\r\n"
+    body = assert_error(await _import(client, auth_headers(app, owner), data), 400, "VALIDATION_FAILED")
+    assert body["details"]["fields"] == {"file": "names a column twice: brand, name, price"}
+
+
+async def test_unknown_columns_are_named_briefly(app: FastAPI, client: httpx.AsyncClient) -> None:
+    """The answer names a few unknown columns, each cut short: a 5 MB header is not echoed back."""
+    owner = await create_user(app)
+    data = ",".join(["name", "x" * 100_000, *[f"extra{n}" for n in range(50)]]) + "\r\nA\r\n"
+    body = assert_error(await _import(client, auth_headers(app, owner), data), 400, "VALIDATION_FAILED")
+    problem = body["details"]["fields"]["file"]
+    assert problem.startswith(f"has unknown columns: {'x' * 40}..., extra0, extra1, ")
+    assert "extra8, ... (51 in all; known: name, brand," in problem and len(problem) < 500
