@@ -25,6 +25,7 @@ from urllib.parse import urlencode
 from fastapi import Request
 from pydantic import BaseModel, Field, TypeAdapter
 
+from app.core.numbers import digits_value, max_digits_of
 from app.errors import ValidationFailed
 
 ABSOLUTE_MAX_LIMIT = 100
@@ -38,6 +39,11 @@ _NOT_PAGE_QUERY = ("page", "limit", "cursor")
 
 
 MAX_OFFSET = 2**53  # beyond any table, and within every database's integer range
+# The largest page number (a signed 64-bit integer): longer numbers are refused by their length.
+MAX_PAGE = 2**63 - 1
+_MAX_DIGITS = max_digits_of(MAX_PAGE)
+# A cursor carries one sort key (at most a 255-character name, JSON-escaped) and an id: a few KB at most.
+MAX_CURSOR = 16_384
 
 
 @dataclass(frozen=True)
@@ -125,6 +131,8 @@ class CursorSigner:
         return _b64(payload) + "." + _b64(self._mac(payload))
 
     def verify(self, cursor: str) -> list[Any]:
+        if len(cursor) > MAX_CURSOR:  # nothing this service signs is that long: not decoded at all
+            raise invalid_cursor()
         encoded_payload, _, encoded_mac = cursor.strip().partition(".")
         try:
             payload, mac = _unb64(encoded_payload), _unb64(encoded_mac)
@@ -146,29 +154,45 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-def _parse_positive(raw: str | None, default: int, code: str, name: str) -> int:
-    if raw is None:
-        return default
-    # ASCII digits only: int() would also take "4\x1f", "٤" or "1_000", which are not integers on the wire.
-    if not (raw.isascii() and raw.isdigit()):
-        raise ValidationFailed(f"{name} must be a whole number of at least 1.", code=code)
-    value = int(raw)
-    if value < 1:
-        raise ValidationFailed(f"{name} must be at least 1.", code=code)
-    return value
+def _digits(raw: str) -> int | None:
+    """ASCII digits as their value, measured before converting (leading zeros aside: "007" is 7); None
+    when they are not digits, or are more digits than MAX_PAGE has."""
+    return digits_value(raw.lstrip("0") or "0", _MAX_DIGITS)
+
+
+def _page(raw: str | None) -> int:
+    page = 1 if raw is None else _digits(raw)
+    if page is None or not 1 <= page <= MAX_PAGE:
+        raise ValidationFailed(
+            f"page must be a whole number from 1 to {MAX_PAGE}.", code="VALIDATION_INVALID_PAGE"
+        )
+    return page
+
+
+def _limit(raw: str | None) -> int:
+    limit = DEFAULT_LIMIT if raw is None else _digits(raw)
+    if limit is None and raw is not None and raw.isascii() and raw.isdigit():
+        raise _limit_exceeded(None)  # a number too long to hold is over the maximum whatever it is
+    if limit is None or limit < 1:
+        raise ValidationFailed("limit must be a whole number of at least 1.", code="VALIDATION_INVALID_LIMIT")
+    if limit > ABSOLUTE_MAX_LIMIT:
+        raise _limit_exceeded(limit)
+    return limit
+
+
+def _limit_exceeded(requested: int | None) -> ValidationFailed:
+    details: dict[str, Any] = {"max_limit": ABSOLUTE_MAX_LIMIT}
+    if requested is not None:
+        details["requested"] = requested
+    return ValidationFailed(
+        f"limit may be at most {ABSOLUTE_MAX_LIMIT}.", code="VALIDATION_LIMIT_EXCEEDED", details=details
+    )
 
 
 def parse_page_params(request: Request, *, admin: bool) -> PageParams:
     """The query's paging; `limit` lowered to MAX_LIMIT unless the caller is an admin."""
     query = request.query_params
-    page = _parse_positive(query.get("page"), 1, "VALIDATION_INVALID_PAGE", "page")
-    limit = _parse_positive(query.get("limit"), DEFAULT_LIMIT, "VALIDATION_INVALID_LIMIT", "limit")
-    if limit > ABSOLUTE_MAX_LIMIT:
-        raise ValidationFailed(
-            f"limit may be at most {ABSOLUTE_MAX_LIMIT}.",
-            code="VALIDATION_LIMIT_EXCEEDED",
-            details={"max_limit": ABSOLUTE_MAX_LIMIT, "requested": limit},
-        )
+    page, limit = _page(query.get("page")), _limit(query.get("limit"))
     requested = "page" in query or "limit" in query or "cursor" in query
     signer = CursorSigner.of(request)
     after = None
