@@ -27,10 +27,10 @@ from app.core.metrics import install as install_metrics
 from app.core.middleware import BodySizeLimitMiddleware, JsonLimitsMiddleware, RequestIdMiddleware
 from app.core.openapi import without_default_422
 from app.core.openapi_document import operation_id, refine
-from app.core.query_token import lift_query_token
 from app.core.security import PasswordHasher
 from app.core.signing_key import ensure_signing_key
 from app.core.storage_backend import create_storage
+from app.core.url_secrets import hide_url_secrets
 from app.health import router as health_router
 from app.inbound.router import router as inbound_router
 from app.messages.router import router as messages_router
@@ -88,7 +88,7 @@ class Warranty(FastAPI):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] in ("http", "websocket"):
-            lift_query_token(scope)  # first: nothing may log the URL with a token in it
+            scope = hide_url_secrets(scope)  # first: nothing may log a URL with a secret in it
         if HubEndpoint.handles(scope):
             scope["app"] = self
             await self.hub_endpoint(scope, receive, send)

@@ -1,6 +1,8 @@
 """Logging: every record carries the request it belongs to (a filter reads app.core.request_context), in
 plain text or, with WARRANTY_LOG_FORMAT=json, as one JSON object per line; uvicorn's own loggers (its
-access log included) are given the same filter and format."""
+access log included) are given the same filter and format. No line carries a secret of a URL
+(app.core.url_secrets): requests reach the app with theirs already out of the server's sight, and the
+lines httpx writes about the requests the service sends keep only the URL's origin."""
 
 from __future__ import annotations
 
@@ -10,8 +12,11 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
+import httpx
+
 from app.config import Settings
 from app.core import request_context
+from app.core.url_secrets import origin_of
 
 UVICORN_LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access")
 _ACCESS_FIELDS = ("client", "method", "path", "http_version", "status")
@@ -24,6 +29,16 @@ class RequestContextFilter(logging.Filter):
         context = request_context.current()
         record.request_id = context.request_id if context is not None else None
         record.user_id = context.user_id if context is not None else None
+        return True
+
+
+class OutboundUrlFilter(logging.Filter):
+    """httpx's line about each request the service sends (`HTTP Request: POST <url> ...`) keeps the URL's
+    origin only: a webhook URL may hold its secret in the path, a signed link in the query."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(origin_of(arg) if isinstance(arg, httpx.URL) else arg for arg in record.args)
         return True
 
 
@@ -65,6 +80,7 @@ class _AppHandler(logging.StreamHandler):
 
 
 _FILTER = RequestContextFilter()
+_OUTBOUND = OutboundUrlFilter()
 
 
 def configure_logging(settings: Settings) -> None:
@@ -77,6 +93,8 @@ def configure_logging(settings: Settings) -> None:
         handler = _AppHandler(sys.stderr)
         root.addHandler(handler)
     root.setLevel(settings.log_level)
+    if _OUTBOUND not in logging.getLogger("httpx").filters:
+        logging.getLogger("httpx").addFilter(_OUTBOUND)  # on the logger: whatever handler writes it
     for each in [handler, *(h for name in UVICORN_LOGGERS for h in logging.getLogger(name).handlers)]:
         each.setFormatter(formatter)
         if _FILTER not in each.filters:
