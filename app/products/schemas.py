@@ -6,16 +6,20 @@ import re
 from collections.abc import Sequence
 from datetime import date
 from decimal import Decimal, InvalidOperation
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
     PlainSerializer,
     StrictInt,
+    ValidationError,
     WithJsonSchema,
+    model_validator,
 )
+from pydantic_core import InitErrorDetails, PydanticCustomError
 from sqlalchemy import Row
 
 from app.core.clock import utc_today
@@ -26,6 +30,7 @@ from app.products.warranty import MAX_MONTHS, WarrantyStatus, warranty_status
 EARLIEST_PURCHASE = date(1900, 1, 1)
 MAX_PRICE = Decimal("9999999999.99")  # what Numeric(12, 2) holds
 _ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+WARRANTY_LENGTH_REQUIRED = "Field required (or give warrantyEndsOn)"
 
 
 def _day(value: object) -> date:
@@ -130,6 +135,32 @@ class ProductCreate(RequestModel):
     price: Price = None
     serial_number: Text100 | None = None
 
+    # A new product needs its warranty's length or end day; an update keeps the product's own.
+    _needs_warranty_end: ClassVar[bool] = True
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _warranty_end_named(cls, data: Any, handler: ModelWrapValidatorHandler[Self]) -> Self:
+        """Neither `warrantyPeriodMonths` nor `warrantyEndsOn`: the length is named as missing in the same
+        answer as every other field's problem, not on a second try once those are fixed."""
+        if not cls._needs_warranty_end or not isinstance(data, dict) or _gives_warranty_end(data):
+            return handler(data)
+        problems: list[InitErrorDetails] = []
+        try:
+            handler(data)
+        except ValidationError as error:
+            problems = [
+                {"type": PydanticCustomError(e["type"], e["msg"]), "loc": e["loc"], "input": e["input"]}
+                for e in error.errors()
+            ]
+        missing = PydanticCustomError("missing", WARRANTY_LENGTH_REQUIRED)
+        problems.append({"type": missing, "loc": ("warrantyPeriodMonths",), "input": data})
+        raise ValidationError.from_exception_data(cls.__name__, problems)
+
+
+def _gives_warranty_end(data: dict[Any, Any]) -> bool:
+    return data.get("warrantyPeriodMonths") is not None or data.get("warrantyEndsOn") is not None
+
 
 class ProductUpdate(ProductCreate):
     """Any subset of the create fields, with the same rules; only the fields sent change. The required
@@ -138,6 +169,7 @@ class ProductUpdate(ProductCreate):
     becomes null)."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"warrantyPeriodMonths": 36, "price": 450}]})
+    _needs_warranty_end: ClassVar[bool] = False
 
     name: Name = None  # type: ignore[assignment]
     brand: Text100 = None  # type: ignore[assignment]

@@ -14,7 +14,7 @@ from app.errors import ValidationFailed
 from app.models import Product, Receipt, User
 from app.products.receipts import ReceiptRepository
 from app.products.repository import ProductRepository
-from app.products.schemas import ProductCreate, ProductUpdate
+from app.products.schemas import WARRANTY_LENGTH_REQUIRED, ProductCreate, ProductUpdate
 from app.products.warranty import MAX_MONTHS, expiry_date
 
 MONTHS, ENDS_ON = "warranty_period_months", "warranty_ends_on"
@@ -98,7 +98,7 @@ def _warranty_end(body: ProductCreate, *, creating: bool) -> dict[str, Any]:
         return {MONTHS: None, ENDS_ON: ends_on}
     sent = body.model_fields_set & {MONTHS, ENDS_ON}
     if creating:
-        raise ValidationFailed.field("warrantyPeriodMonths", "Field required (or give warrantyEndsOn)")
+        raise ValidationFailed.field("warrantyPeriodMonths", WARRANTY_LENGTH_REQUIRED)
     if sent:  # a null for the warranty's only end
         field = "warrantyEndsOn" if sent == {ENDS_ON} else "warrantyPeriodMonths"
         raise ValidationFailed.field(field, "may not be null: give warrantyPeriodMonths or warrantyEndsOn")

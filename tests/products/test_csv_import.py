@@ -282,3 +282,14 @@ async def test_unknown_columns_are_named_briefly(app: FastAPI, client: httpx.Asy
     problem = body["details"]["fields"]["file"]
     assert problem.startswith(f"has unknown columns: {'x' * 40}..., extra0, extra1, ")
     assert "extra8, ... (51 in all; known: name, brand," in problem and len(problem) < 500
+
+
+async def test_a_row_without_its_warranty_length_names_it_with_its_other_problems(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    owner = await create_user(app)
+    data = "name,brand,category,purchaseDate\r\n,B,C,2024-01-01\r\n"
+    body = assert_error(await _import(client, auth_headers(app, owner), data), 400, "VALIDATION_FAILED")
+    assert body["details"]["rows"] == {
+        "2": {"name": "Field required", "warrantyPeriodMonths": "Field required (or give warrantyEndsOn)"}
+    }

@@ -162,6 +162,55 @@ async def test_create_requires_the_five_fields(app: FastAPI, client: httpx.Async
     assert missing in assert_error(response, 400, "VALIDATION_FAILED")["details"]["fields"]
 
 
+WARRANTY_LENGTH_REQUIRED = "Field required (or give warrantyEndsOn)"
+
+
+@pytest.mark.parametrize(
+    ("payload", "expected"),
+    [
+        ({}, {field: "Field required" for field in ("name", "brand", "category", "purchaseDate")}),
+        ({"name": "Kettle", "brand": "", "category": "Kitchen"}, {"brand": None, "purchaseDate": None}),
+        ({**MINIMAL, "warrantyPeriodMonths": None, "price": -1}, {"price": None}),
+        (
+            {"warrantyEndsOn": None, "name": "x" * 300, "category": "Kitchen", "purchaseDate": "2026-01-15"},
+            {"name": "Value error, at most 255 characters", "brand": "Field required"},
+        ),
+    ],
+)
+async def test_a_missing_warranty_length_is_named_with_every_other_problem(
+    app: FastAPI, client: httpx.AsyncClient, payload: dict[str, Any], expected: dict[str, str | None]
+) -> None:
+    """One answer names everything to fix: the warranty length beside the other missing fields, not
+    on a second try once they are given."""
+    user = await create_user(app)
+    response = await client.post("/api/products", json=payload, headers=auth_headers(app, user))
+
+    fields = assert_error(response, 400, "VALIDATION_FAILED")["details"]["fields"]
+    assert fields["warrantyPeriodMonths"] == WARRANTY_LENGTH_REQUIRED
+    assert set(fields) == {*expected, "warrantyPeriodMonths"}
+    assert all(fields[name] == problem for name, problem in expected.items() if problem is not None)
+
+
+async def test_a_warranty_end_day_or_an_invalid_length_is_not_a_missing_one(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    headers = auth_headers(app, await create_user(app))
+    without = {key: value for key, value in MINIMAL.items() if key != "warrantyPeriodMonths"}
+    by_day = await client.post(
+        "/api/products", json={**without, "warrantyEndsOn": "2027-01-15", "brand": ""}, headers=headers
+    )
+    assert set(assert_error(by_day, 400, "VALIDATION_FAILED")["details"]["fields"]) == {"brand"}
+    text = {**MINIMAL, "warrantyPeriodMonths": "12"}
+    fields = assert_error(
+        await client.post("/api/products", json=text, headers=headers), 400, "VALIDATION_FAILED"
+    )["details"]["fields"]
+    assert set(fields) == {"warrantyPeriodMonths"}
+    assert fields["warrantyPeriodMonths"] != WARRANTY_LENGTH_REQUIRED
+    created = (await client.post("/api/products", json=MINIMAL, headers=headers)).json()
+    update = await client.patch(f"/api/products/{created['id']}", json={"brand": ""}, headers=headers)
+    assert set(assert_error(update, 400, "VALIDATION_FAILED")["details"]["fields"]) == {"brand"}
+
+
 @pytest.mark.parametrize(
     ("payload", "expected"),
     [
