@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings, get_settings
+from app.core.private_files import keep_files_private
 from app.users.roles import Role
 
 Sessions = async_sessionmaker[AsyncSession]
@@ -214,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    keep_files_private()  # the database `migrate` creates, the .eml files `worker` writes: 0600
     try:
         return int(args.run(args))
     except Exception as exc:  # a clear line for the operator, not a traceback

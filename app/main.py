@@ -27,6 +27,7 @@ from app.core.metrics import install as install_metrics
 from app.core.middleware import BodySizeLimitMiddleware, JsonLimitsMiddleware, RequestIdMiddleware
 from app.core.openapi import without_default_422
 from app.core.openapi_document import operation_id, refine
+from app.core.private_files import keep_files_private
 from app.core.security import PasswordHasher
 from app.core.signing_key import ensure_signing_key
 from app.core.storage_backend import create_storage
@@ -99,6 +100,7 @@ class Warranty(FastAPI):
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     configure_logging(settings)
+    keep_files_private(settings.data_dir)  # before anything writes there
     install_metrics(settings.data_dir / "metrics")
     ensure_signing_key(settings)
     DECODES.configure(settings.image_decodes)

@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import ORMExecuteState, Session
 
 from app.config import Settings
+from app.core.private_files import private_folder, tighten
 from app.errors import AppError
 
 _AFTER_COMMIT = "after_commit_callbacks"
@@ -44,10 +45,11 @@ class WriteInReadRequest(RuntimeError):
 def create_engine(settings: Settings) -> AsyncEngine:
     url = make_url(settings.database_url)
     if url.get_backend_name() == "sqlite":
-        if url.database and url.database != ":memory:":
-            Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+        database = Path(url.database) if url.database and url.database != ":memory:" else None
+        if database is not None:
+            private_folder(database.parent)
         engine = create_async_engine(url, connect_args={"timeout": 30})
-        _configure_sqlite(engine)
+        _configure_sqlite(engine, database)
         return engine
     engine = create_async_engine(url, pool_size=settings.db_pool_size, max_overflow=settings.db_pool_size)
     _ping_idle_connections(engine)
@@ -77,7 +79,7 @@ def _ping_idle_connections(engine: AsyncEngine) -> None:
         record.info[_IDLE_SINCE] = time.monotonic()
 
 
-def _configure_sqlite(engine: AsyncEngine) -> None:
+def _configure_sqlite(engine: AsyncEngine, database: Path | None) -> None:
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Let SQLAlchemy, not the driver, decide when transactions begin (see _on_begin).
@@ -87,6 +89,15 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA busy_timeout=30000")
         cursor.close()
+        if database is not None:
+            # Made by another program or an earlier release: private from now on. SQLite gives the
+            # journal files it creates later the database file's mode.
+            for path in (
+                database,
+                database.with_name(database.name + "-wal"),
+                database.with_name(database.name + "-shm"),
+            ):
+                tighten(path)
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(conn: Any) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import SecretStr
 
 from app.config import Settings
+from app.core.private_files import private_folder
 
 KEY_FILE = "secret_key"
 
@@ -43,7 +44,7 @@ def _create_once(path: Path) -> bool:
     for all but the first."""
     if path.exists():
         return False
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_folder(path.parent)
     aside = path.with_name(f".{KEY_FILE}.{os.getpid()}.{secrets.token_hex(4)}")
     descriptor = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:

@@ -22,6 +22,7 @@ from fastapi.responses import StreamingResponse
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.db import on_commit, on_rollback
+from app.core.private_files import write_private
 from app.errors import NotFound
 
 _KEY = re.compile(r"^[a-z0-9_-]+/[a-f0-9]{32}\.[a-z0-9]{1,8}$")
@@ -74,15 +75,8 @@ class LocalStorage:
     async def save(self, folder: str, data: bytes, extension: str) -> str:
         """Store `data`; answer its key, `folder/<random>.<extension>`."""
         key = new_key(folder, extension)
-        await anyio.to_thread.run_sync(self._write, self.path(key), data)
+        await anyio.to_thread.run_sync(write_private, self.path(key), data)  # 0600, whole or not at all
         return key
-
-    @staticmethod
-    def _write(path: Path, data: bytes) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(path.suffix + ".part")
-        temporary.write_bytes(data)
-        temporary.replace(path)  # readers never see half a file
 
     async def read(self, key: str) -> bytes:
         try:

@@ -16,6 +16,7 @@ import aiosmtplib
 import anyio
 
 from app.config import Settings
+from app.core.private_files import write_private
 from app.notifications.headers import body_text, header_value
 
 log = logging.getLogger(__name__)
@@ -131,13 +132,9 @@ class FileSender:
 
     async def send(self, message: EmailMessage) -> None:
         path = self.folder / f"{uuid.uuid4().hex}.eml"
-        await anyio.to_thread.run_sync(self._write, path, bytes(message))
+        # Mode 0600: a password-reset email holds a working link.
+        await anyio.to_thread.run_sync(write_private, path, bytes(message))
         log.info("email to %s (%s) written to %s", message["To"], message["Subject"], path)
-
-    @staticmethod
-    def _write(path: Path, data: bytes) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
 
 
 def mail_sender(settings: Settings) -> MailSender:
