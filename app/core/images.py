@@ -1,6 +1,7 @@
-"""Decoding uploaded images, bounded: each use has its pixel limit, checked from the image's header before
-a single pixel is decoded, and at most WARRANTY_IMAGE_DECODES decodes run at once per process, each in a
-worker thread (never on the event loop). A 154 KB PNG can declare 6300 x 6300 pixels: decoding it took
+"""Decoding uploaded images, bounded: each use has its pixel limit, checked from the image's headers before
+a single pixel is decoded (an animation's frames count against it, and at most MAX_FRAMES are read), and
+at most WARRANTY_IMAGE_DECODES decodes run at once per process, each in a worker thread (never on the
+event loop). A 154 KB PNG can declare 6300 x 6300 pixels: decoding it took
 the server 96 MB more, so the limit is what stops it, and the slots bound many of them at once."""
 
 from __future__ import annotations
@@ -10,9 +11,12 @@ import io
 import anyio
 from PIL import Image, UnidentifiedImageError
 
+from app.core.image_frames import Frames, frames_of
 from app.errors import PayloadTooLarge, UnsupportedMediaType
 
 PILLOW_FORMATS = {"JPEG": "jpg", "PNG": "png", "GIF": "gif", "WEBP": "webp"}
+# Frames of an animation that are read; one with more is refused from its headers, none decoded.
+MAX_FRAMES = 100
 
 
 class DecodeSlots:
@@ -39,20 +43,22 @@ DECODES = DecodeSlots()
 
 
 async def verify_image(data: bytes, extension: str, max_pixels: int) -> None:
-    """Decodes the image to prove it is one of `extension`'s kind: 413 over `max_pixels` (before
-    decoding), 415 when it is not a readable image of that kind."""
+    """Decodes the image, every frame of it, to prove it is one of `extension`'s kind: 413 over
+    `max_pixels` or MAX_FRAMES (before decoding), 415 when it is not a readable image of that kind."""
     await anyio.to_thread.run_sync(_verify, data, extension, max_pixels, limiter=DECODES.limiter)
 
 
 def _verify(data: bytes, extension: str, max_pixels: int) -> None:
-    with opened(data, max_pixels) as image:
+    image, frames = opened(data, max_pixels)
+    with image:
         if PILLOW_FORMATS.get(image.format or "") != extension:
             raise UnsupportedMediaType("The file is not the image its header says.")
-        decode(image)
+        decode(image, frames)
 
 
-def opened(data: bytes, max_pixels: int) -> Image.Image:
-    """The image, opened (its header read, no pixel decoded) and within `max_pixels`; else 413 / 415."""
+def opened(data: bytes, max_pixels: int) -> tuple[Image.Image, int]:
+    """The image, opened (its headers read, no pixel decoded), and its number of frames: at most
+    MAX_FRAMES, all of them together within `max_pixels` (frames x width x height); else 413 / 415."""
     try:
         image = Image.open(io.BytesIO(data))
     except Image.DecompressionBombError as exc:
@@ -60,18 +66,35 @@ def opened(data: bytes, max_pixels: int) -> Image.Image:
         raise _too_large(max_pixels) from exc
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         raise UnsupportedMediaType("The file is not a readable image.") from exc
-    width, height = image.size
-    if width * height > max_pixels:
-        image.close()
-        raise _too_large(max_pixels, f"The image is {width}x{height} pixels; ")
-    return image
-
-
-def decode(image: Image.Image) -> None:
-    """Decodes the pixels: a truncated or corrupt image fails here (415)."""
     try:
-        image.load()
-    except (OSError, SyntaxError, ValueError) as exc:
+        return image, _within_limits(frames_of(image, data, stop_after=MAX_FRAMES + 1), max_pixels)
+    except PayloadTooLarge:
+        image.close()
+        raise
+
+
+def _within_limits(frames: Frames, max_pixels: int) -> int:
+    if frames.count > MAX_FRAMES:
+        raise PayloadTooLarge(
+            f"The image has more than {MAX_FRAMES} frames; at most {MAX_FRAMES} are accepted.",
+            details={"maxFrames": MAX_FRAMES},
+        )
+    if frames.width * frames.height > max_pixels:
+        raise _too_large(max_pixels, f"The image is {frames.width}x{frames.height} pixels; ")
+    if frames.pixels > max_pixels:
+        said = f"The image has {frames.count} frames of {frames.width}x{frames.height} pixels; "
+        raise _too_large(max_pixels, said)
+    return max(frames.count, 1)
+
+
+def decode(image: Image.Image, frames: int = 1) -> None:
+    """Decodes the first `frames` frames: a truncated or corrupt image, or a frame its header declares
+    and the file does not hold, fails here (415)."""
+    try:
+        for index in range(frames):
+            image.seek(index)
+            image.load()
+    except (OSError, SyntaxError, ValueError) as exc:  # EOFError is an OSError
         raise UnsupportedMediaType("The file is not a readable image.") from exc
 
 

@@ -125,17 +125,19 @@ def _peak_kb(pid: int) -> int:
     raise AssertionError("no VmHWM")
 
 
-def _counting(original: Callable[[Image.Image], None]) -> tuple[Callable[[Image.Image], None], list[int]]:
+def _counting(
+    original: Callable[[Image.Image, int], None],
+) -> tuple[Callable[[Image.Image, int], None], list[int]]:
     """Wraps the real decode: counts how many run at once (each held a moment, so overlaps show)."""
     lock, running, peak = threading.Lock(), [0], [0]
 
-    def decode(image: Image.Image) -> None:
+    def decode(image: Image.Image, frames: int = 1) -> None:
         with lock:
             running[0] += 1
             peak[0] = max(peak[0], running[0])
         try:
             time.sleep(0.05)
-            original(image)
+            original(image, frames)
         finally:
             with lock:
                 running[0] -= 1

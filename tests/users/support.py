@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import io
+import struct
+import zlib
+from collections.abc import Sequence
+from typing import Any
 
 from PIL import Image
 
@@ -13,3 +17,30 @@ def image_bytes(
     buffer = io.BytesIO()
     Image.new(mode, size, color).save(buffer, format=fmt)
     return buffer.getvalue()
+
+
+def animation(fmt: str, colors: Sequence[str], size: tuple[int, int] = (16, 16), **options: Any) -> bytes:
+    """An animated GIF, PNG (APNG) or WebP of one frame per color."""
+    frames = [Image.new("RGB", size, color) for color in colors]
+    buffer = io.BytesIO()
+    frames[0].save(buffer, fmt, save_all=True, append_images=frames[1:], duration=100, loop=0, **options)
+    return buffer.getvalue()
+
+
+def gif_of_frames(count: int) -> bytes:
+    """A GIF of `count` 1x1 frames, written by hand (Pillow takes seconds to write tens of thousands):
+    the screen with a two-color table, the loop extension, then each frame's graphic control and data."""
+    screen = b"GIF89a" + struct.pack("<HHBBB", 1, 1, 0x80, 0, 0) + b"\x00\x00\x00\xff\xff\xff"
+    loop = b"\x21\xff\x0bNETSCAPE2.0\x03\x01\x00\x00\x00"
+    control = b"\x21\xf9\x04\x00\x01\x00\x00\x00"  # 10 ms
+    pixel = b"\x2c" + struct.pack("<HHHHB", 0, 0, 1, 1, 0) + b"\x02\x02\x44\x01\x00"  # LZW: clear, 0, end
+    return screen + loop + (control + pixel) * count + b"\x3b"
+
+
+def lying_apng(frames: int, declared: int) -> bytes:
+    """An APNG of `frames` frames whose acTL chunk declares `declared`."""
+    data = animation("PNG", ["red", "green", "blue", "white"][:frames])
+    start = data.index(b"acTL") - 4
+    body = struct.pack(">II", declared, 0)
+    chunk = struct.pack(">I", 8) + b"acTL" + body + struct.pack(">I", zlib.crc32(b"acTL" + body))
+    return data[:start] + chunk + data[start + 20 :]

@@ -6,10 +6,12 @@ from __future__ import annotations
 import io
 
 import httpx
+import pytest
 from fastapi import FastAPI
 from PIL import Image, PngImagePlugin
 
 from tests.factories.users import auth_headers, create_user
+from tests.users.support import animation
 from tests.users.test_pictures import upload
 
 GPS_IFD = 0x8825
@@ -77,14 +79,19 @@ async def test_a_png_is_served_without_text_chunks(app: FastAPI, client: httpx.A
         assert image.convert("RGBA").tobytes() == before.convert("RGBA").tobytes()  # lossless, alpha kept
 
 
-async def test_an_animated_gif_stays_animated(app: FastAPI, client: httpx.AsyncClient) -> None:
-    frames = [Image.new("RGB", (16, 16), color) for color in ("red", "green", "blue")]
-    buffer = io.BytesIO()
-    frames[0].save(
-        buffer, "GIF", save_all=True, append_images=frames[1:], duration=120, loop=0, comment=b"secret"
-    )
-    served = await _served(app, client, buffer.getvalue(), "me.gif", "image/gif")
-    assert b"secret" not in served.content
+@pytest.mark.parametrize(
+    ("fmt", "name", "mime"),
+    [("GIF", "me.gif", "image/gif"), ("PNG", "me.png", "image/png"), ("WEBP", "me.webp", "image/webp")],
+)
+async def test_an_animation_is_stored_as_its_first_frame(
+    app: FastAPI, client: httpx.AsyncClient, fmt: str, name: str, mime: str
+) -> None:
+    """A GIF stays a GIF (an APNG a PNG, a WebP a WebP), of one frame: the first, without its comment."""
+    original = animation(fmt, ["red", "green", "blue"], **({"comment": b"secret"} if fmt == "GIF" else {}))
+    served = await _served(app, client, original, name, mime)
+
+    assert b"secret" not in served.content and b"acTL" not in served.content and b"ANMF" not in served.content
     with Image.open(io.BytesIO(served.content)) as image:
-        assert image.format == "GIF" and getattr(image, "n_frames", 1) == 3
-        assert image.info.get("duration") == 120
+        assert image.format == fmt and getattr(image, "n_frames", 1) == 1 and image.size == (16, 16)
+        red, green, blue = image.convert("RGB").getpixel((8, 8))  # type: ignore[misc]
+        assert red > 240 and green < 16 and blue < 16  # red, as WebP at quality 90 keeps it
