@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from email.utils import getaddresses
 from typing import Any
 
 from app.core.files import display_file_name
+from app.core.ids import MAX_ID
+from app.core.numbers import digits_value, max_digits_of
 from app.errors import ValidationFailed
+from app.inbound.addresses import addresses
 
 RECEIVED_EVENT = "email.received"
 
@@ -150,7 +152,7 @@ def _addresses(value: object, name: str) -> list[str]:
         values = value
     else:
         raise unreadable(f"{name} must be a string or a list of strings")
-    return [address.lower() for _name, address in getaddresses(values) if "@" in address]
+    return [address.lower() for address in addresses(values) if "@" in address]
 
 
 def _first_address(value: str) -> str:
@@ -213,14 +215,25 @@ def read_attachments(value: object, keys: tuple[str, str, str]) -> list[InboundA
     return found
 
 
+# A claim address whose id has more digits than any claim's: no claim has it (404, as any unknown id).
+NO_CLAIM_ID = MAX_ID + 1
+_MAX_CLAIM_DIGITS = max_digits_of(MAX_ID)
+
+
+def _claim_id(digits: str) -> int:
+    found = digits_value(digits, _MAX_CLAIM_DIGITS)
+    return NO_CLAIM_ID if found is None else found
+
+
 def claim_id_from(recipients: list[str], mail_domain: str, mailbox_hash: str = "") -> int | None:
-    """The claim of the first recipient `claim+<id>@{mail_domain}` (case-insensitive); else Postmark's
-    `MailboxHash` when it is a claim id (the `+` part of an address Postmark received for us); or None."""
-    pattern = re.compile(rf"^claim\+(\d+)@{re.escape(mail_domain)}$", re.IGNORECASE)
+    """The claim of the first recipient `claim+<id>@{mail_domain}` (case-insensitive, ASCII digits); else
+    Postmark's `MailboxHash` when it is a claim id (the `+` part of an address Postmark received for us);
+    or None. An id longer than the largest id is `NO_CLAIM_ID`, never converted."""
+    pattern = re.compile(rf"claim\+([0-9]+)@{re.escape(mail_domain)}", re.IGNORECASE)
     for address in recipients:
-        match = pattern.match(address.strip())
+        match = pattern.fullmatch(address.strip())
         if match:
-            return int(match.group(1))
-    if mailbox_hash.isascii() and mailbox_hash.isdigit() and len(mailbox_hash) <= 12:
-        return int(mailbox_hash)
+            return _claim_id(match.group(1))
+    if mailbox_hash.isascii() and mailbox_hash.isdigit():
+        return _claim_id(mailbox_hash)
     return None

@@ -18,6 +18,8 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
+from app.core.numbers import max_digits_of
+
 QUOTE_MARK = "\ue001"  # a private-use character: never in what a person wrote (it is removed from text)
 RULE_MARK = "\ue000"
 
@@ -110,11 +112,34 @@ def _tokens(html: str) -> Iterator[tuple[str, str, str]]:
             yield "end", name, ""
 
 
+# What `html.unescape` finds (its own pattern): a numeric reference of any length, or a name.
+_REFERENCE = re.compile(r"&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[^\t\n\f <&#;]{1,32};?)")
+_MAX_CODE_POINT = 0x10FFFF
+_MAX_DECIMAL_DIGITS = max_digits_of(_MAX_CODE_POINT)
+_MAX_HEX_DIGITS = len(f"{_MAX_CODE_POINT:x}")
+
+
+def _reference(match: re.Match[str]) -> str:
+    reference = match.group()
+    if reference[1] != "#":
+        return html_entities.unescape(reference)
+    hexadecimal = reference[2] in "xX"
+    digits = reference[3 if hexadecimal else 2 :].rstrip(";").lstrip("0") or "0"
+    if len(digits) > (_MAX_HEX_DIGITS if hexadecimal else _MAX_DECIMAL_DIGITS):
+        return "\ufffd"  # past U+10FFFF, however many digits: the HTML standard's replacement character
+    return html_entities.unescape(f"&#{'x' if hexadecimal else ''}{digits};")
+
+
+def unescape(text: str) -> str:
+    """`html.unescape`, with numbers measured before they are converted (Python refuses 4,301 digits)."""
+    return _REFERENCE.sub(_reference, text) if "&" in text else text
+
+
 def _attributes(text: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for match in _ATTRIBUTE.finditer(text):
         value = next((group for group in match.groups()[1:] if group is not None), "")
-        found.setdefault(match.group(1).lower(), html_entities.unescape(value))
+        found.setdefault(match.group(1).lower(), unescape(value))
     return found
 
 
@@ -183,7 +208,7 @@ def html_to_text(html: str, *, strip_quotes: bool = False) -> str:
     for kind, name, attribute_text in _tokens(html):
         if kind == "text":
             if not skipped and not hidden:
-                out.text(html_entities.unescape(name))
+                out.text(unescape(name))
             continue
         if kind == "end":
             if skipped:
