@@ -13,11 +13,11 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings
+from app.core.addresses import Refused
 from app.core.clock import utc_now
 from app.models import WebhookDelivery, WebhookEndpoint
 from app.notifications.kinds import OutboxKind
 from app.notifications.worker import Handler, PermanentFailure, Skipped
-from app.webhooks.addresses import Refused
 from app.webhooks.sender import Unsuccessful, post
 from app.webhooks.signing import signed_headers
 

@@ -6,14 +6,13 @@ resolution included, runs under one timeout: a receiver that never answers holds
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import ssl
 from dataclasses import dataclass
 from functools import cache
 
 import httpx
 
-from app.webhooks import addresses
+from app.core import addresses
 
 USER_AGENT = "Warranty-Webhooks/1.0"
 _SNIPPET = 512  # bytes of a failed answer kept to show the admin
@@ -80,21 +79,8 @@ async def _post_to(
     body: bytes,
     headers: dict[str, str],
 ) -> Answer:
-    extensions = {}
-    if url.scheme == "https" and not _is_address(url.host):
-        extensions["sni_hostname"] = url.raw_host.decode("ascii")
-    request = client.build_request(
-        "POST",
-        url.copy_with(host=str(address)),
-        content=body,
-        headers={
-            **headers,
-            "Host": url.netloc.decode("ascii"),
-            "Content-Type": "application/json",
-            "User-Agent": USER_AGENT,
-        },
-        extensions=extensions,
-    )
+    headers = {**headers, "Content-Type": "application/json", "User-Agent": USER_AGENT}
+    request = addresses.request_to(client, "POST", url, address, headers, body)
     response = await client.send(request, stream=True)
     try:
         read = b""
@@ -105,11 +91,3 @@ async def _post_to(
     finally:
         await response.aclose()
     return Answer(response.status_code, read[:_SNIPPET].decode("utf-8", "replace").strip())
-
-
-def _is_address(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return True

@@ -7,7 +7,7 @@ import ipaddress
 import httpx
 import pytest
 
-from app.webhooks.addresses import Refused, check, check_addresses, is_public, resolve
+from app.core.addresses import Refused, check, check_addresses, is_public, resolve
 
 PUBLIC = ["8.8.8.8", "203.0.114.7", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808"]
 NOT_PUBLIC = [

@@ -1,11 +1,12 @@
-"""Where a webhook may go (no server-side request forgery).
+"""Where a request the service makes may go (no server-side request forgery): outbound webhooks, and the
+files an email provider points to (an inbound attachment's `download_url`).
 
-An endpoint URL is http(s) with a host. Its host is resolved, and every address it resolves to must be a
-public unicast address: loopback, private, link-local (the cloud metadata services at 169.254.169.254
-and fd00:ec2::254 among them), carrier-grade NAT, unique-local, multicast, unspecified and reserved
-ranges are refused, also when they hide inside an IPv6 address (IPv4-mapped, NAT64, 6to4). The check
-runs at registration and again before every send, and the send connects to the address that was
-checked, so a DNS answer that changes in between reaches nothing it should not.
+A URL is http(s) with a host. Its host is resolved, and every address it resolves to must be a public
+unicast address: loopback, private, link-local (the cloud metadata services at 169.254.169.254 and
+fd00:ec2::254 among them), carrier-grade NAT, unique-local, multicast, unspecified and reserved ranges are
+refused, also when they hide inside an IPv6 address (IPv4-mapped, NAT64, 6to4). The check runs right
+before the request, and the request connects to the address that was checked (`request_to`), so a DNS
+answer that changes in between reaches nothing it should not. Webhooks are also checked at registration.
 `WARRANTY_WEBHOOK_ALLOW_PRIVATE=true` lifts the address rule (tests, labs), never the scheme rule.
 """
 
@@ -27,12 +28,12 @@ _CGNAT = ipaddress.IPv4Network("100.64.0.0/10")
 
 
 class Refused(ValueError):
-    """The URL, or an address its host resolves to, may not receive webhooks (the reason is the text)."""
+    """The URL, or an address its host resolves to, may not be requested (the reason is the text)."""
 
 
 @dataclass(frozen=True)
 class Target:
-    """A checked endpoint: its URL, and the addresses its host resolved to (all allowed)."""
+    """A checked URL, and the addresses its host resolved to (all allowed)."""
 
     url: httpx.URL
     addresses: tuple[IPAddress, ...]
@@ -112,8 +113,38 @@ async def resolve(url: httpx.URL) -> list[IPAddress]:
 
 
 async def check(url: str, allow_private: bool) -> Target:
-    """Parse, resolve and check `url`; Refused with the reason when it may not receive webhooks."""
+    """Parse, resolve and check `url`; Refused with the reason when it may not be requested."""
     parsed = parse(url)
     addresses = await resolve(parsed)
     check_addresses(addresses, allow_private)
     return Target(parsed, tuple(addresses))
+
+
+def request_to(
+    client: httpx.AsyncClient,
+    method: str,
+    url: httpx.URL,
+    address: IPAddress,
+    headers: dict[str, str],
+    content: bytes | None = None,
+) -> httpx.Request:
+    """A request for `url` that connects to `address` (one its host was checked to resolve to), the host
+    name kept for the Host header, TLS SNI and the certificate check."""
+    extensions = {}
+    if url.scheme == "https" and not _is_address(url.host):
+        extensions["sni_hostname"] = url.raw_host.decode("ascii")
+    return client.build_request(
+        method,
+        url.copy_with(host=str(address)),
+        content=content,
+        headers={**headers, "Host": url.netloc.decode("ascii")},
+        extensions=extensions,
+    )
+
+
+def _is_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
