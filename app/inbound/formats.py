@@ -52,15 +52,43 @@ def unreadable(problem: str) -> ValidationFailed:
     return ValidationFailed(f"The payload is not a readable inbound email: {problem}.")
 
 
+PROVIDER_EVENT, POSTMARK, GENERIC = "provider event", "Postmark", "generic"
+# Paths that read one format only. Postmark's Basic credentials prove a post is Postmark's: its own JSON,
+# never another provider's event (a metadata-only one would make us spend Resend's API key).
+_ONLY_FORMAT = {"postmark": POSTMARK}
+
+
+def format_of(payload: object) -> str | None:
+    """Which of the three formats `payload` is (by its keys), or None."""
+    if not isinstance(payload, dict):
+        return None
+    if "data" in payload and "type" in payload:
+        return PROVIDER_EVENT
+    if any(key in payload for key in ("FromFull", "ToFull", "TextBody", "HtmlBody")):
+        return POSTMARK
+    if "from" in payload:
+        return GENERIC
+    return None
+
+
+def check_path_format(provider: str, payload: object) -> None:
+    """400 unless the provider's path reads `payload`'s format: Postmark's path reads Postmark's JSON only,
+    every other path all three."""
+    only = _ONLY_FORMAT.get(provider.lower())
+    if only is not None and format_of(payload) != only:
+        raise unreadable(f"this path reads {only}'s inbound JSON only")
+
+
 def parse_payload(payload: object) -> InboundEmail:
     """Recognise the format and read it; 400 (ValidationFailed) when it cannot be read."""
     if not isinstance(payload, dict):
         raise unreadable("expected a JSON object")
-    if "data" in payload and "type" in payload:
+    found = format_of(payload)
+    if found == PROVIDER_EVENT:
         return _provider_event(payload)
-    if any(key in payload for key in ("FromFull", "ToFull", "TextBody", "HtmlBody")):
+    if found == POSTMARK:
         return _postmark(payload)
-    if "from" in payload:
+    if found == GENERIC:
         return _generic(payload)
     raise unreadable("no known format (provider event, Postmark or generic)")
 

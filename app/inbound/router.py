@@ -19,6 +19,7 @@ from app.core.schemas import ResponseModel
 from app.dependencies import SessionDep, SettingsDep, StorageDep
 from app.errors import AppError, NotFound, ValidationFailed
 from app.inbound import deliveries
+from app.inbound.formats import check_path_format
 from app.inbound.service import Outcome, receive
 from app.inbound.signatures import postmark_basic_auth, verify_provider_signature, verify_standard_webhook
 
@@ -114,8 +115,9 @@ async def provider_inbound(
     `WARRANTY_WEBHOOK_SECRET`; Postmark may instead send HTTP Basic credentials equal to
     `WARRANTY_POSTMARK_INBOUND_USER` / `WARRANTY_POSTMARK_INBOUND_PASSWORD`. The body is a provider event
     (`email.received`; a metadata-only one is completed from Resend's receiving API, 503 while that cannot
-    be reached), Postmark's inbound JSON or the generic `{from, to, subject, text, html}`; the reply
-    becomes a message in the claim named by the `claim+<id>@` recipient (or Postmark's `MailboxHash`).
+    be reached), Postmark's inbound JSON or the generic `{from, to, subject, text, html}`; the Postmark
+    path reads Postmark's inbound JSON only (400 for the others). The reply becomes a message in the
+    claim named by the `claim+<id>@` recipient (or Postmark's `MailboxHash`).
     """
     with _counting_refusals():
         if provider.lower() not in {name.lower() for name in settings.inbound_providers}:
@@ -123,7 +125,9 @@ async def provider_inbound(
         body = await request.body()
         if not (provider.lower() == "postmark" and postmark_basic_auth(settings, request.headers)):
             verify_provider_signature(settings, provider, request.headers, body)
-        outcome = await receive(session, storage, settings, _json(body), webhook_id=None)
+        payload = _json(body)
+        check_path_format(provider, payload)
+        outcome = await receive(session, storage, settings, payload, webhook_id=None)
     background.add_task(_prune, request, settings)
     return _result(outcome)
 
