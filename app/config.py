@@ -141,6 +141,11 @@ class Settings(BaseSettings):
     resend_timeout: float = 10.0
     postmark_inbound_user: str = ""
     postmark_inbound_password: SecretStr = SecretStr("")
+    # The receiving provider's authserv-ids: only Authentication-Results naming one are believed. Empty:
+    # every verdict in the mail is read and only failing ones refuse (app/inbound/guards.py).
+    inbound_authserv_ids: CommaList = Field(default_factory=list)
+    # Post only mail whose trusted results prove its From domain; unset: on once authserv-ids are listed.
+    inbound_require_auth: bool | None = None
 
     # Outbound webhooks
     webhook_allow_private: bool = False  # endpoints on loopback/private/link-local addresses (tests, labs)
@@ -150,6 +155,7 @@ class Settings(BaseSettings):
         "cors_origins",
         "expiry_alert_days",
         "inbound_providers",
+        "inbound_authserv_ids",
         "trusted_proxies",
         "metrics_allow",
         mode="before",
@@ -169,7 +175,7 @@ class Settings(BaseSettings):
                 raise ValueError(f"expiry alert days must be whole numbers, got {day!r}")
         return value
 
-    @field_validator("storage_url", "s3_endpoint_url", mode="before")
+    @field_validator("storage_url", "s3_endpoint_url", "inbound_require_auth", mode="before")
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         return None if value == "" else value
@@ -207,6 +213,15 @@ class Settings(BaseSettings):
             self.cookie_secure = True
         return self
 
+    @model_validator(mode="after")
+    def _auth_needs_a_trusted_server(self) -> Settings:
+        if self.inbound_require_auth and not self.inbound_authserv_ids:
+            raise ValueError(
+                "WARRANTY_INBOUND_REQUIRE_AUTH=true needs WARRANTY_INBOUND_AUTHSERV_IDS: the authserv-ids of "
+                "the receiving provider, whose Authentication-Results are the only ones believed"
+            )
+        return self
+
     @cached_property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
@@ -218,6 +233,14 @@ class Settings(BaseSettings):
     @cached_property
     def metrics_networks(self) -> tuple[Network, ...]:
         return parse_networks(self.metrics_allow)
+
+    @property
+    def inbound_auth_required(self) -> bool:
+        """Whether inbound mail must prove its sender (WARRANTY_INBOUND_REQUIRE_AUTH, by default on once
+        WARRANTY_INBOUND_AUTHSERV_IDS is set)."""
+        if self.inbound_require_auth is None:
+            return bool(self.inbound_authserv_ids)
+        return self.inbound_require_auth
 
     @property
     def expiry_thresholds(self) -> list[int]:

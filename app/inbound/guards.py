@@ -6,6 +6,7 @@ import re
 from email.utils import getaddresses
 
 from app.config import Settings
+from app.inbound.authentication import Result, proves, trusted_results
 from app.inbound.formats import InboundEmail
 
 _AUTOMATED_PRECEDENCE = {"bulk", "auto_reply", "list", "junk"}
@@ -43,7 +44,8 @@ _RESULT_HEADERS = ("authentication-results", "arc-authentication-results")
 
 
 def _verdicts(headers: dict[str, str]) -> dict[str, set[str]]:
-    """Every result a receiving server recorded, by method: {"dkim": {"fail"}, "spf": {"softfail"}, ...}."""
+    """Every result any server recorded, by method: {"dkim": {"fail"}, "spf": {"softfail"}, ...} (used while
+    no authserv-id is listed: whoever wrote the headers is believed)."""
     found: dict[str, set[str]] = {"dmarc": set(), "spf": set(), "dkim": set()}
     for name in _RESULT_HEADERS:
         for method, result in _VERDICT.findall(headers.get(name, "").lower()):
@@ -54,12 +56,34 @@ def _verdicts(headers: dict[str, str]) -> dict[str, set[str]]:
     return found
 
 
-def sender_not_authenticated(email: InboundEmail) -> bool:
-    """The receiving server's verdicts say the From address is forged: `dmarc=fail`, or SPF failing (fail
-    or softfail) together with DKIM failing (and no DKIM signature passing). No verdicts: not decided here."""
-    verdicts = _verdicts(email.headers)
+def _by_method(results: list[Result]) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {"dmarc": set(), "spf": set(), "dkim": set()}
+    for result in results:
+        found.setdefault(result.method, set()).add(result.result)
+    return found
+
+
+def _condemned(verdicts: dict[str, set[str]]) -> bool:
+    """`dmarc=fail`, or SPF failing (fail or softfail) together with DKIM failing (none passing)."""
     if "fail" in verdicts["dmarc"]:
         return True
     spf_failed = bool(verdicts["spf"] & {"fail", "softfail"})
     dkim_failed = "fail" in verdicts["dkim"] and "pass" not in verdicts["dkim"]
     return spf_failed and dkim_failed
+
+
+def sender_not_authenticated(email: InboundEmail, settings: Settings) -> bool:
+    """Whether the From address is not to be believed (docs/api.md §10).
+
+    No authserv-id listed: every verdict counts, and only failing ones refuse (no verdicts: not decided
+    here). Listed: only the provider's own results count; with `inbound_auth_required` they must prove
+    the From domain, else only their failures refuse."""
+    if not settings.inbound_authserv_ids:
+        return _condemned(_verdicts(email.headers))
+    trusted = trusted_results(email.headers, settings.inbound_authserv_ids)
+    from_domain = email.sender.rpartition("@")[2]
+    if proves(trusted.sealed, from_domain):
+        return False
+    if settings.inbound_auth_required:
+        return not proves(trusted.direct, from_domain)
+    return _condemned(_by_method(trusted.direct))

@@ -71,7 +71,7 @@ async def receive(
         logger.info("inbound email from %s ignored: automated", email.sender)
         await _ignored(session, settings, email, "automated")
         return IGNORED
-    if sender_not_authenticated(email):
+    if sender_not_authenticated(email, settings):
         logger.warning("inbound email from %s ignored: its authentication results failed", email.sender)
         await _ignored(session, settings, email, "sender_not_authenticated")
         return Outcome("ignored", reason="sender_not_authenticated")
