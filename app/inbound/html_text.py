@@ -8,7 +8,9 @@ previous one stopped, and a construct that never ends (a comment, a tag, a scrip
 With `strip_quotes`, quoted parts become marker lines for the text rules (`reply.py`) instead of text:
 `QUOTE_MARK` where a quote container was (Gmail, Yahoo, Apple Mail, Thunderbird, any blockquote), and
 `RULE_MARK` where a horizontal rule or a top-bordered box starts (Hotmail, Windows Mail and webmails put
-the quoted message's header block under one). Outlook's reply header ends the document.
+the quoted message's header block under one). Outlook's reply header ends the document. In Gmail's,
+Yahoo's, Proton's and Zoho's containers one answers below or between the quotes: what such a container
+holds after its own first quote is kept.
 """
 
 from __future__ import annotations
@@ -49,10 +51,11 @@ _HIDDEN = {"head", "title", "template"}
 _RAW_TEXT = {"script", "style", "textarea", "xmp"}
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 # Containers whose content is a quote or a signature, never the reply.
-_QUOTE_CLASSES = {
-    "gmail_quote", "gmail_quote_container", "gmail_signature", "yahoo_quoted", "moz-cite-prefix",
-    "moz-signature", "protonmail_quote", "zmail_extra",
-}  # fmt: skip
+_QUOTE_CLASSES = {"gmail_signature", "moz-cite-prefix", "moz-signature"}
+# Containers of an attribution and its quote, where one also answers below or between the quotes (Gmail
+# splits its blockquote where one writes inside it): left out up to their own first quote, and wholly
+# when they have none (a forward, or an original the program did not quote).
+_WRAPPER_CLASSES = {"gmail_quote", "gmail_quote_container", "yahoo_quoted", "protonmail_quote", "zmail_extra"}
 # Elements from which on everything is the original message (Outlook on the web and for Mac).
 _STOP_IDS = {
     "divrplyfwdmsg", "x_divrplyfwdmsg", "appendonsend", "x_appendonsend", "olk_src_body_section",
@@ -158,9 +161,20 @@ def _has_top_rule(name: str, attributes: dict[str, str]) -> bool:
     )
 
 
+def _classes(attributes: dict[str, str]) -> set[str]:
+    return set(attributes.get("class", "").lower().split())
+
+
 def _is_quote_container(name: str, attributes: dict[str, str]) -> bool:
-    classes = set(attributes.get("class", "").lower().split())
-    return name == "blockquote" or bool(classes & _QUOTE_CLASSES) or attributes.get("type") == "cite"
+    return (
+        name == "blockquote"
+        or bool(_classes(attributes) & _QUOTE_CLASSES)
+        or attributes.get("type") == "cite"
+    )
+
+
+def _is_quote_wrapper(name: str, attributes: dict[str, str]) -> bool:
+    return name != "blockquote" and bool(_classes(attributes) & _WRAPPER_CLASSES)
 
 
 class _Text:
@@ -199,62 +213,114 @@ class _Text:
         self.empty = False
 
 
+class _Subtree:
+    """The open elements of a subtree left out, closed as browsers close badly nested mail HTML: an end
+    tag closes everything up to its matching open tag, and one that matches none is ignored."""
+
+    def __init__(self, root: str) -> None:
+        self.names = [root]
+        self.counts = Counter(self.names)
+
+    def open(self, name: str) -> None:
+        if name not in _VOID:
+            self.names.append(name)
+            self.counts[name] += 1
+
+    def close(self, name: str) -> bool:
+        """Close `name`; True once the subtree's root is closed."""
+        if self.counts[name]:
+            while self.names:
+                popped = self.names.pop()
+                self.counts[popped] -= 1
+                if popped == name:
+                    break
+        return not self.names
+
+
+class _Reader:
+    """The text of the tokens, with quote containers (`skipped`) and the head of a quote wrapper (its
+    attribution, up to the wrapper's own first quote: `heading`) left out."""
+
+    def __init__(self, strip_quotes: bool) -> None:
+        self.out = _Text()
+        self.strip_quotes = strip_quotes
+        self.skipped: _Subtree | None = None
+        self.heading: _Subtree | None = None
+        self.hidden = 0
+
+    def text(self, data: str) -> None:
+        if self.skipped is None and self.heading is None and not self.hidden:
+            self.out.text(unescape(data))
+
+    def end(self, name: str) -> None:
+        if self.skipped is not None:
+            self.skipped = None if self.skipped.close(name) else self.skipped
+        elif self.heading is not None:  # a wrapper that ends before any quote: all of it was left out
+            self.heading = None if self.heading.close(name) else self.heading
+        elif name in _HIDDEN:
+            self.hidden = max(0, self.hidden - 1)
+        elif name in _BLOCKS:
+            self.out.breaks(1)
+        elif name in _PARAGRAPHS:
+            self.out.breaks(2)
+
+    def start(self, name: str, attribute_text: str) -> bool:
+        """Read a start tag; False when everything from it on is the original message."""
+        if self.skipped is not None:
+            self.skipped.open(name)
+            return True
+        if self.heading is not None:
+            # Only a quote of the wrapper's own (its child) ends its head: one deeper is in a message
+            # the wrapper holds unquoted (a forward), whose every line is left out.
+            if len(self.heading.names) > 1 or not _is_quote_container(name, _attributes(attribute_text)):
+                self.heading.open(name)
+                return True
+            self.heading = None
+        if name in _HIDDEN:
+            self.hidden += 1
+            return True
+        if name in _RAW_TEXT:
+            return True
+        attributes = _attributes(attribute_text) if attribute_text.strip() else {}
+        if self.strip_quotes and not self._quote(name, attributes):
+            return False
+        if name == "br":
+            self.out.line_break()
+        elif name in _BLOCKS or name == "hr":
+            self.out.breaks(1)
+        elif name in _PARAGRAPHS:
+            self.out.breaks(2)
+        return True
+
+    def _quote(self, name: str, attributes: dict[str, str]) -> bool:
+        """Mark or leave out what starts a quote; False at Outlook's reply header."""
+        if _starts_outlook_header(name, attributes):
+            return False
+        container = _is_quote_container(name, attributes)
+        if container or _is_quote_wrapper(name, attributes):
+            self.out.marker(QUOTE_MARK)
+            if name not in _VOID:
+                if container:
+                    self.skipped = _Subtree(name)
+                else:
+                    self.heading = _Subtree(name)
+            return True
+        if _has_top_rule(name, attributes):
+            self.out.marker(RULE_MARK)
+        return True
+
+
 def html_to_text(html: str, *, strip_quotes: bool = False) -> str:
     """Readable text of an HTML body; with `strip_quotes`, quote containers become marker lines."""
-    out = _Text()
-    skipped: list[str] = []  # open tags of a skipped subtree (the first is its root)
-    skipped_count: Counter[str] = Counter()
-    hidden = 0
+    reader = _Reader(strip_quotes)
     for kind, name, attribute_text in _tokens(html):
         if kind == "text":
-            if not skipped and not hidden:
-                out.text(unescape(name))
-            continue
-        if kind == "end":
-            if skipped:
-                if skipped_count[name]:  # pop to the matching open tag: mail HTML is often badly nested
-                    while skipped:
-                        popped = skipped.pop()
-                        skipped_count[popped] -= 1
-                        if popped == name:
-                            break
-            elif name in _HIDDEN:
-                hidden = max(0, hidden - 1)
-            elif name in _BLOCKS:
-                out.breaks(1)
-            elif name in _PARAGRAPHS:
-                out.breaks(2)
-            continue
-        if skipped:
-            if name not in _VOID:
-                skipped.append(name)
-                skipped_count[name] += 1
-            continue
-        if name in _HIDDEN:
-            hidden += 1
-            continue
-        if name in _RAW_TEXT:
-            continue
-        attributes = _attributes(attribute_text) if attribute_text.strip() else {}
-        if strip_quotes:
-            if _starts_outlook_header(name, attributes):
-                break
-            if _is_quote_container(name, attributes):
-                out.marker(QUOTE_MARK)
-                if name not in _VOID:
-                    skipped.append(name)
-                    skipped_count[name] += 1
-                continue
-            if _has_top_rule(name, attributes):
-                out.marker(RULE_MARK)
-        if name == "br":
-            out.line_break()
-        elif name in _BLOCKS or name == "hr":
-            out.breaks(1)
-        elif name in _PARAGRAPHS:
-            out.breaks(2)
-    lines = [line.strip() for line in "".join(out.parts).split("\n")]
-    return tidy(lines)
+            reader.text(name)
+        elif kind == "end":
+            reader.end(name)
+        elif not reader.start(name, attribute_text):
+            break
+    return tidy([line.strip() for line in "".join(reader.out.parts).split("\n")])
 
 
 def tidy(lines: list[str]) -> str:

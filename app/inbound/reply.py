@@ -12,7 +12,9 @@ program's wording:
 - a header block: `Label: value` lines (From/Sent/To, Von/Gesendet, De/Envoyé, 发件人...) holding a time
   and an address, or four of them holding a time; a titled separator (`-----Original Message-----`);
 - a signature delimiter (`-- `) or any line of dashes, underscores...; a mail program's footer ("Sent
-  from my iPhone", "Envoyé depuis mon iPhone") when nothing of the writer's follows it.
+  from my iPhone", "Envoyé depuis mon iPhone") when nothing of the writer's follows it;
+- our notifications' marker line unquoted, or an attribution naming our addresses above an unquoted
+  original: our email follows. Quoted, our email is a quote like any other: answers below it are kept.
 
 Forwarded messages ("---------- Forwarded message ----------") are kept: forwarding is what was sent.
 HTML is converted first by `html_text.py`, which marks quote containers and rules for these rules.
@@ -100,6 +102,17 @@ def _names_us(lines: list[str], index: int, ours: OurAddresses | None) -> bool:
         return line.endswith(_COLONS) or label_of(line) is not None or next_line.endswith(_COLONS)
     wrapped = following == index + 1 and len(next_line) <= MAX_SHAPED_LINE and not ends_sentence(line)
     return wrapped and next_line.endswith(_COLONS) and ours.named_in(next_line)
+
+
+def _our_attribution_end(lines: list[str], index: int) -> int | None:
+    """The last line of the attribution naming us at `index` (maybe wrapped), or None for a header line
+    ("From: Warranty <...>"), which starts an unquoted original."""
+    if lines[index].strip().endswith(_COLONS):
+        return index
+    following = _next_text(lines, index + 1)
+    if following is None or label_of(lines[index].strip()) is not None:
+        return None
+    return following if lines[following].strip().endswith(_COLONS) else None
 
 
 def _attribution_end(lines: list[str], start: int) -> int | None:
@@ -196,11 +209,15 @@ def _scan(lines: list[str], ours: OurAddresses | None = None) -> str:
         line = lines[index].strip()
         if not line:
             kept.append("")
-        elif _MARKER_WORDS in line or _names_us(lines, index, ours):
-            if wrote:  # our email, quoted or not, starts here
-                break
         elif line == QUOTE_MARK or is_quote(line):
-            pass
+            pass  # quoted, our email included: what the writer put below or between quotes is kept
+        elif _MARKER_WORDS in line:
+            break  # our email, unquoted: everything below the marker is ours
+        elif _names_us(lines, index, ours):
+            end = _our_attribution_end(lines, index)
+            if end is None or not _followed_by_quote(lines, end + 1):
+                break  # our email follows unquoted
+            index = end
         elif line == RULE_MARK:
             if _headers_follow(lines, index + 1):
                 break
