@@ -26,6 +26,11 @@ METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 # The known labels of the labelled counters, exported at 0 from the start: an alert on a series needs the
 # series before its first event (`increase()` of a missing series is nothing, not 0).
 INBOUND_OUTCOMES = ("processed", "ignored", "duplicate", "rejected", "failed")
+# Why an inbound email posted nothing (app/inbound/service.py).
+INBOUND_IGNORED_REASONS = (
+    "not_an_email", "stale", "resend_api_key_missing", "unknown_to_provider", "sender_not_authenticated",
+    "automated", "claim_closed", "empty_reply",
+)  # fmt: skip
 THROTTLE_LIMITS = ("login_email", "login_client", "password_forgot", "register", "hub_streams")
 
 
@@ -65,6 +70,12 @@ class Series:
             ("outcome",),
             registry=None,
         )
+        self.inbound_ignored = Counter(
+            "warranty_inbound_ignored",
+            "Inbound emails that posted nothing, by reason: " + ", ".join(INBOUND_IGNORED_REASONS) + ".",
+            ("reason",),
+            registry=None,
+        )
         self.throttled = Counter(
             "warranty_throttle_hits",
             "Requests refused with 429, by limit: login_email, login_client, password_forgot, register, "
@@ -83,6 +94,8 @@ class Series:
         self._request_series: dict[tuple[str, str, int], Histogram] = {}
         for outcome in INBOUND_OUTCOMES:
             self.inbound.labels(outcome)
+        for reason in INBOUND_IGNORED_REASONS:
+            self.inbound_ignored.labels(reason)
         for limit in THROTTLE_LIMITS:
             self.throttled.labels(limit)
 

@@ -1,8 +1,12 @@
 """Turning a verified inbound email into a claim message, or saying why not.
 
-Order: readable payload -> the body from the provider when the event carries only metadata -> loop guards
--> sender authentication -> claim address -> duplicate -> claim -> sender -> participant -> closed -> reply
-text and attachment -> keys recorded (savepoint) -> the message, exactly as if sent.
+Order: readable payload -> the body from the provider when the event carries only metadata -> sender
+authentication -> loop guards -> claim address -> duplicate -> claim -> sender -> participant
+-> closed -> reply text and attachment -> keys recorded (savepoint) -> the message, exactly as if sent.
+
+Mail refused before its sender is known to be a participant writes nothing (it is logged and counted):
+a stranger must not be able to write into someone's claim. A participant's mail that posts nothing
+leaves one timeline entry, recorded with its delivery keys so a redelivery is a duplicate.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from app.changes.events import InboundAccepted, InboundIgnored
 from app.claims.status import ClaimStatus
 from app.config import Settings
 from app.core.ids import MAX_ID
+from app.core.metrics import series
 from app.core.storage import Storage
 from app.errors import Conflict, Forbidden, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationFailed
 from app.inbound import deliveries
@@ -41,75 +46,110 @@ class Outcome:
     reason: str | None = None  # why an email was ignored, when the answer says it
 
 
-IGNORED = Outcome("ignored")
 DUPLICATE = Outcome("duplicate")
+_TOLD = {"resend_api_key_missing", "sender_not_authenticated"}  # reasons the answer carries
+
+
+def _refused(reason: str) -> Outcome:
+    """Ignored, counted by reason; written nowhere."""
+    series().inbound_ignored.labels(reason).inc()
+    return Outcome("ignored", reason=reason if reason in _TOLD else None)
 
 
 async def receive(
     session: AsyncSession, storage: Storage, settings: Settings, payload: object, *, webhook_id: str | None
 ) -> Outcome:
     """Handle one verified delivery. Raises 400/403/404 for permanent rejections."""
+    email = await _complete(payload, settings)
+    if isinstance(email, Outcome):
+        return email
+    if sender_not_authenticated(email, settings):
+        logger.warning("inbound email from %s ignored: its authentication results failed", email.sender)
+        return _refused("sender_not_authenticated")
+    claim_id = claim_id_from(email.recipients, settings.mail_domain, email.mailbox_hash)
+    keys = _keys(email, webhook_id)
+    if is_automated(email, settings):
+        logger.info("inbound email from %s ignored: automated", email.sender)
+        return await _automated(session, email, claim_id, keys)
+    if claim_id is None:
+        raise ValidationFailed(f"No recipient is a claim address claim+<id>@{settings.mail_domain}.")
+    if await deliveries.seen(session, keys):
+        return DUPLICATE
+    claim, sender = await _participant(session, email, claim_id)
+    if claim.status == ClaimStatus.CLOSED:
+        return await _ignored_on(session, claim, email, "claim_closed", sender, keys)
+    return await _post(session, storage, settings, email, claim, sender, keys)
+
+
+async def _complete(payload: object, settings: Settings) -> InboundEmail | Outcome:
+    """The email, its body fetched from the provider when the event carries only metadata; or why not."""
     try:
         email = parse_payload(payload)
     except NotAnEmail as event_type:
         logger.info("inbound event %s ignored: not a received email", event_type)
-        return IGNORED
-    if email.body_missing:
-        if not settings.resend_api_key.get_secret_value():
-            logger.warning(
-                "inbound email %s ignored: the event carries no body and WARRANTY_RESEND_API_KEY is not set",
-                email.provider_email_id,
-            )
-            await _ignored(session, settings, email, "resend_api_key_missing")
-            return Outcome("ignored", reason="resend_api_key_missing")
-        fetched = await fetch_received(email, settings) if email.provider_email_id else None
-        if fetched is None:
-            logger.info("inbound email %s ignored: unknown to Resend", email.provider_email_id)
-            return IGNORED
-        email = fetched
-    if is_automated(email, settings):
-        logger.info("inbound email from %s ignored: automated", email.sender)
-        await _ignored(session, settings, email, "automated")
-        return IGNORED
-    if sender_not_authenticated(email, settings):
-        logger.warning("inbound email from %s ignored: its authentication results failed", email.sender)
-        await _ignored(session, settings, email, "sender_not_authenticated")
-        return Outcome("ignored", reason="sender_not_authenticated")
-    claim_id = claim_id_from(email.recipients, settings.mail_domain, email.mailbox_hash)
-    if claim_id is None:
-        raise ValidationFailed(f"No recipient is a claim address claim+<id>@{settings.mail_domain}.")
+        return _refused("not_an_email")
+    if not email.body_missing:
+        return email
+    if not settings.resend_api_key.get_secret_value():
+        logger.warning(
+            "inbound email %s ignored: the event carries no body and WARRANTY_RESEND_API_KEY is not set",
+            email.provider_email_id,
+        )
+        return _refused("resend_api_key_missing")
+    fetched = await fetch_received(email, settings) if email.provider_email_id else None
+    if fetched is None:
+        logger.info("inbound email %s ignored: unknown to Resend", email.provider_email_id)
+        return _refused("unknown_to_provider")
+    return fetched
+
+
+def _keys(email: InboundEmail, webhook_id: str | None) -> list[str]:
     content = deliveries.content_key(email.sender, email.recipients, email.subject, email.text, email.html)
-    keys = deliveries.delivery_keys(webhook_id, email.provider_email_id, email.message_id, content)
-    if await deliveries.seen(session, keys):
-        return DUPLICATE
+    return deliveries.delivery_keys(webhook_id, email.provider_email_id, email.message_id, content)
+
+
+async def _participant(session: AsyncSession, email: InboundEmail, claim_id: int) -> tuple[Claim, User]:
+    """The claim and the participant who sent the email; 404 or 403 (nothing written) otherwise."""
     claim = await session.get(Claim, claim_id) if claim_id <= MAX_ID else None
     if claim is None:
         raise NotFound("No such claim.")
     sender = await UserRepository(session).get_by_email(email.sender) if email.sender else None
     if sender is None:
+        logger.info("inbound email to claim %s: its sender %s is no user", claim_id, email.sender)
         raise NotFound("No user has the sender's address.")
     # Participants only; not admins: a forged From of an admin must not reach every claim.
     if sender.id not in (claim.customer_id, claim.supplier_id):
+        logger.info("inbound email to claim %s: its sender %s takes no part in it", claim_id, email.sender)
         raise Forbidden("The sender is not a participant of this claim.")
-    if claim.status == ClaimStatus.CLOSED:
-        return await _ignored_on(session, claim, email, "claim_closed", sender)
-    return await _post(session, storage, settings, email, claim, sender, keys)
+    return claim, sender
+
+
+async def _automated(
+    session: AsyncSession, email: InboundEmail, claim_id: int | None, keys: list[str]
+) -> Outcome:
+    """Auto-replies and bounces post nothing (no mail loop). A participant's shows on its claim's timeline
+    (no actor: nobody wrote it); anyone else's is only logged and counted."""
+    if claim_id is None:
+        return _refused("automated")
+    try:
+        claim, _sender = await _participant(session, email, claim_id)
+    except (NotFound, Forbidden):
+        return _refused("automated")
+    if await deliveries.seen(session, keys):
+        return DUPLICATE
+    return await _ignored_on(session, claim, email, "automated", None, keys)
 
 
 async def _ignored_on(
-    session: AsyncSession, claim: Claim, email: InboundEmail, reason: str, sender: User
+    session: AsyncSession, claim: Claim, email: InboundEmail, reason: str, actor: User | None, keys: list[str]
 ) -> Outcome:
-    """An email of a participant that posts nothing: on the claim's timeline, with the reason."""
-    await record(session, InboundIgnored(claim, sender, reason, email.sender))
+    """A participant's email that posts nothing: once on the claim's timeline, with the reason."""
+    async with session.begin_nested():
+        if await deliveries.record(session, keys) is None:
+            return DUPLICATE
+        await record(session, InboundIgnored(claim, actor, reason, email.sender))
+    series().inbound_ignored.labels(reason).inc()
     return Outcome("ignored", claim_id=claim.id)
-
-
-async def _ignored(session: AsyncSession, settings: Settings, email: InboundEmail, reason: str) -> None:
-    """An email ignored before its sender is known: on the timeline of the claim it is addressed to, if
-    that claim exists (no actor: nobody is proven to have sent it)."""
-    claim_id = claim_id_from(email.recipients, settings.mail_domain, email.mailbox_hash)
-    if claim_id is not None and claim_id <= MAX_ID and await session.get(Claim, claim_id) is not None:
-        await record(session, InboundIgnored(claim_id, None, reason, email.sender))
 
 
 async def _post(
@@ -128,7 +168,7 @@ async def _post(
     text = reply[:MAX_MESSAGE_LENGTH].rstrip()
     picked = await pick_attachment(email.attachments, settings)
     if not text and picked is None:
-        return await _ignored_on(session, claim, email, "empty_reply", sender)
+        return await _ignored_on(session, claim, email, "empty_reply", sender, keys)
     upload = AttachmentUpload(picked.data, picked.file_name, picked.mime_type) if picked else None
     try:
         try:
@@ -140,7 +180,7 @@ async def _post(
             return await _create(session, storage, settings, claim, sender, text, None, keys)
     except Conflict:
         # Closed between our check and the insert: like a closed claim, nothing is posted.
-        return await _ignored_on(session, claim, email, "claim_closed", sender)
+        return await _ignored_on(session, claim, email, "claim_closed", sender, keys)
 
 
 async def _create(
