@@ -1,7 +1,7 @@
 """Turning a verified inbound email into a claim message, or saying why not.
 
-Order: readable payload -> the body from the provider when the event carries only metadata -> sender
-authentication -> loop guards -> claim address -> duplicate -> claim -> sender -> participant
+Order: readable payload -> not stale -> the body from the provider when the event carries only metadata
+-> sender authentication -> loop guards -> claim address -> duplicate -> claim -> sender -> participant
 -> closed -> reply text and attachment -> keys recorded (savepoint) -> the message, exactly as if sent.
 
 Mail refused before its sender is known to be a participant writes nothing (it is logged and counted):
@@ -30,6 +30,7 @@ from app.inbound.formats import InboundEmail, NotAnEmail, claim_id_from, parse_p
 from app.inbound.guards import is_automated, own_address, sender_not_authenticated
 from app.inbound.reply import OurAddresses, extract_reply_off_loop
 from app.inbound.resend import fetch_received
+from app.inbound.staleness import is_stale
 from app.messages.schemas import MAX_MESSAGE_LENGTH
 from app.messages.service import AttachmentUpload, post_message
 from app.models import Claim, User
@@ -47,7 +48,7 @@ class Outcome:
 
 
 DUPLICATE = Outcome("duplicate")
-_TOLD = {"resend_api_key_missing", "sender_not_authenticated"}  # reasons the answer carries
+_TOLD = {"stale", "resend_api_key_missing", "sender_not_authenticated"}  # reasons the answer carries
 
 
 def _refused(reason: str) -> Outcome:
@@ -88,6 +89,9 @@ async def _complete(payload: object, settings: Settings) -> InboundEmail | Outco
     except NotAnEmail as event_type:
         logger.info("inbound event %s ignored: not a received email", event_type)
         return _refused("not_an_email")
+    if is_stale(payload, email, settings.inbound_dedup_days):
+        logger.warning("inbound email from %s ignored: dated before the deduplication window", email.sender)
+        return _refused("stale")
     if not email.body_missing:
         return email
     if not settings.resend_api_key.get_secret_value():

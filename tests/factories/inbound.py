@@ -8,9 +8,12 @@ import hmac
 import json
 import time
 import uuid
+from email.utils import format_datetime
 from typing import Any
 
 import httpx
+
+from app.core.clock import utc_now
 
 WEBHOOK_SECRET = "provider-webhook-secret"
 RAW_INBOUND_SECRET = "a-raw-standard-webhooks-secret"
@@ -54,10 +57,10 @@ def provider_event(
     """Format (a): `{type: "email.received", data: {...}}` (Resend's event with the body inlined)."""
     return {
         "type": "email.received",
-        "created_at": "2026-01-05T10:13:00.000Z",
+        "created_at": utc_now().isoformat(),  # fresh: an email dated before the window is stale
         "data": {
             "email_id": email_id or str(uuid.uuid4()),
-            "created_at": "2026-01-05T10:12:59.894719+00:00",
+            "created_at": utc_now().isoformat(),
             "from": sender,
             "to": to,
             "cc": [],
@@ -97,7 +100,7 @@ def postmark(
         "MessageID": str(uuid.uuid4()),
         "ReplyTo": "",
         "MailboxHash": "",
-        "Date": "Mon, 5 Jan 2026 10:12:59 +0100",
+        "Date": format_datetime(utc_now()),
         "TextBody": text,
         "HtmlBody": html,
         "StrippedTextReply": "",

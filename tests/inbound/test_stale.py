@@ -1,0 +1,128 @@
+"""Replays after the window: a delivery dated before the deduplication window (its keys may be forgotten
+by then) is ignored as stale, so a captured signed delivery replayed later makes no second message."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from email.utils import format_datetime
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from sqlalchemy import select
+
+from app.core.clock import frozen_time, utc_now
+from app.inbound import deliveries
+from app.models import Claim, Message
+from tests.factories.claims import create_claim
+from tests.factories.inbound import (
+    RAW_INBOUND_SECRET,
+    WEBHOOK_SECRET,
+    claim_address,
+    generic,
+    post_provider,
+    post_standard,
+    postmark,
+    provider_event,
+)
+from tests.factories.products import create_product
+from tests.factories.users import create_supplier, create_user
+
+CUSTOMER = "ann@example.com"
+pytestmark = pytest.mark.settings(webhook_secret=WEBHOOK_SECRET, inbound_secret=RAW_INBOUND_SECRET)
+STALE = {"status": "ignored", "reason": "stale"}
+
+
+async def _claim(app: FastAPI) -> Claim:
+    customer = await create_user(app, email=CUSTOMER, name="Ann")
+    supplier = await create_supplier(app, email="sam@supplier.example", name="Sam")
+    return await create_claim(app, await create_product(app, customer), supplier=supplier)
+
+
+async def _messages(app: FastAPI, claim: Claim) -> list[Message]:
+    async with app.state.sessionmaker() as session:
+        return list(await session.scalars(select(Message).where(Message.claim_id == claim.id)))
+
+
+async def test_a_signed_delivery_replayed_after_the_window_makes_no_second_message(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    claim = await _claim(app)
+    sent = utc_now() - timedelta(days=8)
+    payload = generic(
+        CUSTOMER, claim_address(claim.id), text="It rattles.", headers={"Date": format_datetime(sent)}
+    )  # no ids: only its content's hash names it, and only for the window
+    with frozen_time(sent + timedelta(minutes=1)):  # delivered when it was sent
+        first = await post_provider(client, payload)
+    assert first.json()["status"] == "processed", first.text
+    async with app.state.sessionmaker() as session, session.begin():  # the hourly pruning, since
+        assert await deliveries.prune(session, app.state.settings.inbound_dedup_days) == 1
+
+    replay = await post_provider(client, payload)
+
+    assert replay.status_code == 200
+    assert replay.json() == STALE
+    assert [message.body for message in await _messages(app, claim)] == ["It rattles."]
+
+
+def _dated(fmt: str, claim: Claim, date: str) -> dict[str, Any]:
+    to = claim_address(claim.id)
+    if fmt == "provider":
+        payload = provider_event(CUSTOMER, [to], text="It rattles.")
+        payload["data"]["created_at"] = date
+        return payload
+    if fmt == "postmark":
+        payload = postmark(CUSTOMER, to, text="It rattles.")
+        payload["Date"] = date
+        return payload
+    return generic(CUSTOMER, to, text="It rattles.", headers=[{"name": "Date", "value": date}])
+
+
+@pytest.mark.parametrize("fmt", ["provider", "postmark", "generic"])
+async def test_each_format_dated_before_the_window_is_stale(
+    app: FastAPI, client: httpx.AsyncClient, fmt: str
+) -> None:
+    claim = await _claim(app)
+    old = utc_now() - timedelta(days=7, hours=1)
+    date = old.isoformat() if fmt == "provider" else format_datetime(old)
+
+    response = await post_standard(client, _dated(fmt, claim, date))
+
+    assert response.json() == STALE
+    assert await _messages(app, claim) == []
+
+
+@pytest.mark.parametrize(
+    "date",
+    [
+        "not a date",
+        "Mon, 99 Foo 2026 99:99:99 +9999",
+        "9" * 5000,
+        format_datetime(utc_now() + timedelta(days=400)),  # a clock far ahead: not stale
+        format_datetime(utc_now() - timedelta(days=6)),
+    ],
+    ids=["words", "impossible", "huge-number", "future", "six-days"],
+)
+async def test_a_date_that_cannot_be_read_or_is_recent_is_not_stale(
+    app: FastAPI, client: httpx.AsyncClient, date: str
+) -> None:
+    claim = await _claim(app)
+
+    response = await post_provider(client, _dated("generic", claim, date))
+
+    assert response.status_code == 200
+    assert response.json()["status"] == "processed", response.text
+
+
+async def test_the_providers_timestamp_outweighs_the_senders_clock(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    """Resend's `created_at` is when Resend received the email; the Date header is the sender's clock."""
+    claim = await _claim(app)
+    payload = _dated("provider", claim, utc_now().isoformat())
+    payload["data"]["headers"] = {"Date": "Mon, 5 Jan 2015 10:12:59 +0100"}
+
+    response = await post_standard(client, payload)
+
+    assert response.json()["status"] == "processed", response.text
