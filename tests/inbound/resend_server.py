@@ -6,41 +6,62 @@
 /emails/receiving/{email_id}/attachments/{id}` answers `object: "attachment"` with a pre-signed
 `download_url` and `expires_at`; the download itself needs no key. A missing key is 401, a wrong one 403,
 an unknown email 404 (`{"statusCode": 404, "name": "not_found", ...}`).
+
+Given a TLS context, the files are served over https on a port of their own (`files_url`, host
+`localhost`), as Resend's pre-signed links are; `download_base` points the links anywhere else. An answer
+named in `oversized` ("email", "attachment" or "file") is a flood of `FLOOD` bytes, chunked (no
+Content-Length) or under a lying Content-Length; `sent` counts what the client took before hanging up.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import ssl
 import threading
 import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Literal
+
+import trustme
 
 from tests.notifications.servers import free_port
 
 API_KEY = "re_test_key_123"
 METADATA = ("id", "filename", "content_type", "content_disposition", "content_id")  # what an event lists
+FLOOD = 40 * 1024 * 1024  # bytes of an oversized answer, far more than the socket buffers hold
+LYING_LENGTH = 1000  # what a lying Content-Length declares
+Flood = Literal["chunked", "lying"]
 
 
 class ResendApi:
-    def __init__(self, port: int | None = None) -> None:
+    def __init__(self, port: int | None = None, files_tls: ssl.SSLContext | None = None) -> None:
         self.port = port or free_port()
+        self.files_tls = files_tls
+        self.files_port = free_port() if files_tls else self.port
+        self.download_base: str | None = None  # where download_urls point, when not at `files_url`
+        self.oversized: dict[str, Flood] = {}  # "email" | "attachment" | "file" -> how it floods
+        self.sent = 0  # bytes of floods written before the client hung up
         self.emails: dict[str, dict[str, Any]] = {}
         self.files: dict[str, bytes] = {}  # attachment id -> bytes
         self.fail_with: int | None = None  # answer every API call with this status
         self.delay = 0.0  # seconds before answering
         self.requests: list[tuple[str, str | None]] = []  # (path, Authorization header)
-        self._server: ThreadingHTTPServer | None = None
+        self._servers: list[ThreadingHTTPServer] = []
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def files_url(self) -> str:
+        return f"https://localhost:{self.files_port}" if self.files_tls else self.url
+
     def add_email(
         self,
         *,
+        email_id: str | None = None,
         sender: str,
         to: list[str],
         text: str,
@@ -49,7 +70,7 @@ class ResendApi:
         files: list[tuple[str, str, bytes]] | None = None,
     ) -> str:
         """Store a received email; answers its id. `files` are (filename, content type, bytes)."""
-        email_id = str(uuid.uuid4())
+        email_id = email_id or str(uuid.uuid4())
         attachments = []
         for filename, content_type, data in files or []:
             attachment_id = str(uuid.uuid4())
@@ -85,6 +106,8 @@ class ResendApi:
         api = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # chunked answers
+
             def log_message(self, *_args: object) -> None:
                 pass
 
@@ -97,10 +120,30 @@ class ResendApi:
                 with contextlib.suppress(BrokenPipeError):  # the client gave up waiting (the timeout test)
                     self.wfile.write(data)
 
+            def _flood(self, how: Flood) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                if how == "chunked":
+                    self.send_header("Transfer-Encoding", "chunked")
+                else:
+                    self.send_header("Content-Length", str(LYING_LENGTH))
+                self.end_headers()
+                chunk = b'{"text": "' + b"a" * 65526  # a JSON text that never ends
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client hung up
+                    while api.sent < FLOOD:
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk) if how == "chunked" else chunk)
+                        api.sent += len(chunk)
+                        chunk = b"a" * 65536
+                    self.wfile.write(b"0\r\n\r\n" if how == "chunked" else b"")
+                self.close_connection = True
+
             def do_GET(self) -> None:
                 api.requests.append((self.path, self.headers.get("Authorization")))
                 time.sleep(api.delay)
                 parts = self.path.strip("/").split("/")
+                if parts[0] == "files" and "file" in api.oversized:
+                    self._flood(api.oversized["file"])
+                    return
                 if parts[0] == "files" and len(parts) == 2 and parts[1] in api.files:
                     data = api.files[parts[1]]
                     self.send_response(200)
@@ -131,6 +174,9 @@ class ResendApi:
                     self._answer(404, {"statusCode": 404, "name": "not_found", "message": "Email not found"})
                     return
                 if len(parts) == 3:
+                    if "email" in api.oversized:
+                        self._flood(api.oversized["email"])
+                        return
                     self._answer(200, email)
                     return
                 found = [item for item in email["attachments"] if item["id"] == parts[4]]
@@ -139,16 +185,35 @@ class ResendApi:
                         404, {"statusCode": 404, "name": "not_found", "message": "Attachment not found"}
                     )
                     return
+                if "attachment" in api.oversized:
+                    self._flood(api.oversized["attachment"])
+                    return
+                base = api.download_base or api.files_url
                 self._answer(200, {
-                    "object": "attachment", **found[0], "download_url": f"{api.url}/files/{parts[4]}",
+                    "object": "attachment", **found[0], "download_url": f"{base}/files/{parts[4]}",
                     "expires_at": "2026-11-24T11:00:00.000Z",
                 })  # fmt: skip
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self._servers = [ThreadingHTTPServer(("127.0.0.1", self.port), Handler)]
+        if self.files_tls is not None:
+            files = ThreadingHTTPServer(("127.0.0.1", self.files_port), Handler)
+            files.socket = self.files_tls.wrap_socket(files.socket, server_side=True)
+            self._servers.append(files)
+        for server in self._servers:
+            threading.Thread(target=server.serve_forever, daemon=True).start()
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
+        for server in self._servers:
+            server.shutdown()
+            server.server_close()
+        self._servers = []
+
+
+def tls_contexts() -> tuple[ssl.SSLContext, ssl.SSLContext]:
+    """(server, client): a certificate for `localhost` from a test authority, and a client that trusts it."""
+    authority = trustme.CA()
+    server = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    authority.issue_cert("localhost").configure_cert(server)
+    client = ssl.create_default_context()
+    authority.configure_trust(client)
+    return server, client

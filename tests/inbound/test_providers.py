@@ -29,7 +29,7 @@ from tests.factories.inbound import (
 from tests.factories.products import create_product
 from tests.factories.users import create_supplier, create_user
 from tests.helpers import assert_error
-from tests.inbound.resend_server import API_KEY, ResendApi
+from tests.inbound.resend_server import API_KEY, ResendApi, tls_contexts
 from tests.notifications.servers import free_port
 
 RESEND_PORT = free_port()
@@ -49,13 +49,16 @@ SETTINGS: dict[str, Any] = {
     "resend_timeout": 1.0,
     "postmark_inbound_user": POSTMARK_USER,
     "postmark_inbound_password": POSTMARK_PASSWORD,
+    "webhook_allow_private": True,  # the stand-in's files are on localhost
 }
 pytestmark = pytest.mark.settings(**SETTINGS)
 
 
 @pytest.fixture
-def resend() -> Iterator[ResendApi]:
-    server = ResendApi(RESEND_PORT)
+def resend(monkeypatch: pytest.MonkeyPatch) -> Iterator[ResendApi]:
+    server_tls, client_tls = tls_contexts()  # Resend's files are on https
+    monkeypatch.setattr("app.inbound.downloads._tls", lambda: client_tls)
+    server = ResendApi(RESEND_PORT, files_tls=server_tls)
     server.start()
     yield server
     server.stop()
