@@ -21,11 +21,13 @@ import ssl
 import threading
 import time
 import uuid
+from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 import trustme
 
+from app.core.clock import utc_now
 from tests.notifications.servers import free_port
 
 API_KEY = "re_test_key_123"
@@ -81,7 +83,7 @@ class ResendApi:
             })  # fmt: skip
         self.emails[email_id] = {
             "object": "email", "id": email_id, "to": to, "from": sender,
-            "created_at": "2026-11-24T10:00:00Z", "subject": "Re: New message on your claim",
+            "created_at": utc_now().isoformat(), "subject": "Re: New message on your claim",
             "message_id": f"<{uuid.uuid4().hex}@mail.example.com>",
             "bcc": [], "cc": [], "reply_to": [], "html": html or None, "text": text,
             "headers": headers or {"mime-version": "1.0"}, "attachments": attachments,
@@ -93,7 +95,7 @@ class ResendApi:
         email = self.emails[email_id]
         return {
             "type": "email.received",
-            "created_at": "2026-11-24T10:00:01.000Z",
+            "created_at": utc_now().isoformat(),  # fresh: an older event than the window is stale
             "data": {
                 "email_id": email_id, "created_at": email["created_at"], "from": email["from"],
                 "to": email["to"], "bcc": [], "cc": [], "message_id": email["message_id"],
@@ -191,7 +193,7 @@ class ResendApi:
                 base = api.download_base or api.files_url
                 self._answer(200, {
                     "object": "attachment", **found[0], "download_url": f"{base}/files/{parts[4]}",
-                    "expires_at": "2026-11-24T11:00:00.000Z",
+                    "expires_at": (utc_now() + timedelta(hours=1)).isoformat(),
                 })  # fmt: skip
 
         self._servers = [ThreadingHTTPServer(("127.0.0.1", self.port), Handler)]
