@@ -12,7 +12,7 @@ import anyio
 from PIL import Image, UnidentifiedImageError
 
 from app.core.image_frames import Frames, frames_of
-from app.errors import PayloadTooLarge, UnsupportedMediaType
+from app.errors import PayloadTooLarge, UnsupportedMediaType, ValidationFailed
 
 PILLOW_FORMATS = {"JPEG": "jpg", "PNG": "png", "GIF": "gif", "WEBP": "webp"}
 # Frames of an animation that are read; one with more is refused from its headers, none decoded.
@@ -88,14 +88,18 @@ def _within_limits(frames: Frames, max_pixels: int) -> int:
 
 
 def decode(image: Image.Image, frames: int = 1) -> None:
-    """Decodes the first `frames` frames: a truncated or corrupt image, or a frame its header declares
-    and the file does not hold, fails here (415)."""
-    try:
-        for index in range(frames):
+    """Decodes the first `frames` frames. A first frame that cannot be read is not a readable image (415);
+    a later frame that the headers declare and the file does not hold is a truncated animation (400)."""
+    for index in range(frames):
+        try:
             image.seek(index)
             image.load()
-    except (OSError, SyntaxError, ValueError) as exc:  # EOFError is an OSError
-        raise UnsupportedMediaType("The file is not a readable image.") from exc
+        except (OSError, SyntaxError, ValueError) as exc:  # EOFError is an OSError
+            if index == 0:
+                raise UnsupportedMediaType("The file is not a readable image.") from exc
+            raise ValidationFailed(
+                f"The image declares {frames} frames and holds only {index} readable ones."
+            ) from exc
 
 
 def _too_large(
