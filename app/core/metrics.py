@@ -28,8 +28,8 @@ METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 INBOUND_OUTCOMES = ("processed", "ignored", "duplicate", "rejected", "failed")
 # Why an inbound email posted nothing (app/inbound/service.py).
 INBOUND_IGNORED_REASONS = (
-    "not_an_email", "stale", "resend_api_key_missing", "unknown_to_provider", "sender_not_authenticated",
-    "automated", "claim_closed", "empty_reply",
+    "not_an_email", "stale", "resend_api_key_missing", "invalid_provider_id", "unknown_to_provider",
+    "sender_not_authenticated", "automated", "claim_closed", "empty_reply",
 )  # fmt: skip
 THROTTLE_LIMITS = ("login_email", "login_client", "password_forgot", "register", "hub_streams")
 

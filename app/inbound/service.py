@@ -29,7 +29,7 @@ from app.inbound.attachments import pick_attachment
 from app.inbound.formats import InboundEmail, NotAnEmail, claim_id_from, parse_payload
 from app.inbound.guards import is_automated, own_address, sender_not_authenticated
 from app.inbound.reply import OurAddresses, extract_reply_off_loop
-from app.inbound.resend import fetch_received
+from app.inbound.resend import InvalidProviderId, fetch_received
 from app.inbound.staleness import is_stale
 from app.messages.schemas import MAX_MESSAGE_LENGTH
 from app.messages.service import AttachmentUpload, post_message
@@ -48,7 +48,8 @@ class Outcome:
 
 
 DUPLICATE = Outcome("duplicate")
-_TOLD = {"stale", "resend_api_key_missing", "sender_not_authenticated"}  # reasons the answer carries
+# The reasons the answer carries.
+_TOLD = {"stale", "resend_api_key_missing", "invalid_provider_id", "sender_not_authenticated"}
 
 
 def _refused(reason: str) -> Outcome:
@@ -100,7 +101,11 @@ async def _complete(payload: object, settings: Settings) -> InboundEmail | Outco
             email.provider_email_id,
         )
         return _refused("resend_api_key_missing")
-    fetched = await fetch_received(email, settings) if email.provider_email_id else None
+    try:
+        fetched = await fetch_received(email, settings) if email.provider_email_id else None
+    except InvalidProviderId as refused:  # nothing was asked of Resend
+        logger.info("inbound email ignored: %r is no Resend email id", email.provider_email_id)
+        return _refused(refused.reason)
     if fetched is None:
         logger.info("inbound email %s ignored: unknown to Resend", email.provider_email_id)
         return _refused("unknown_to_provider")

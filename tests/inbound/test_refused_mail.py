@@ -13,7 +13,15 @@ from fastapi import FastAPI
 
 from app.models import Claim, User
 from tests.factories.claims import create_claim
-from tests.factories.inbound import RAW_INBOUND_SECRET, WEBHOOK_SECRET, claim_address, generic, post_provider
+from tests.factories.inbound import (
+    RAW_INBOUND_SECRET,
+    WEBHOOK_SECRET,
+    claim_address,
+    generic,
+    post_provider,
+    post_standard,
+    provider_event,
+)
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_supplier, create_user
 from tests.metrics.scrape import scrape, value
@@ -102,3 +110,22 @@ async def test_a_participants_email_to_a_closed_claim_shows_once(
 
     assert answers == ["ignored", "duplicate"]
     assert _inbound(await _timeline(app, client, claim, customer)) == [("inbound.ignored", "claim_closed")]
+
+
+@pytest.mark.settings(
+    inbound_secret=RAW_INBOUND_SECRET, resend_api_key="re_key", resend_api_url="http://127.0.0.1:9"
+)
+async def test_an_event_naming_no_resend_email_is_counted_and_leaves_nothing(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    customer, claim = await _claim(app)
+    event = provider_event(CUSTOMER, [claim_address(claim.id)], email_id="../../emails/someone-elses")
+    del event["data"]["text"], event["data"]["html"]  # metadata only: the body would be asked of Resend
+    before = value(await scrape(client), "warranty_inbound_ignored_total", reason="invalid_provider_id")
+
+    response = await post_standard(client, event)
+
+    assert response.json() == {"status": "ignored", "reason": "invalid_provider_id"}
+    after = value(await scrape(client), "warranty_inbound_ignored_total", reason="invalid_provider_id")
+    assert after - before == 1
+    assert _inbound(await _timeline(app, client, claim, customer)) == []
