@@ -13,6 +13,7 @@ from app.core import request_context
 from app.core.handlers import render
 from app.core.json_limits import holds_more_values_than, nested_deeper_than
 from app.core.metrics import route_template, series
+from app.core.numbers import digits_value, max_digits_of
 from app.errors import PayloadTooLarge, ValidationFailed
 
 _SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
@@ -59,6 +60,12 @@ class RequestIdMiddleware:
             self.series.observe_request(scope["method"], route, status, time.perf_counter() - started)
 
 
+def _over(declared: bytes, limit: int) -> bool:
+    """A declared size (ASCII digits) over `limit`, measured by its length before it is converted."""
+    size = digits_value(declared.lstrip(b"0").decode() or "0", max_digits_of(limit))
+    return size is None or size > limit
+
+
 class BodySizeLimitMiddleware:
     """Refuses bodies over the limit with 413, by Content-Length up front and by counting while streaming;
     and, before any route runs, a NUL in the path or the query (no database column can store one)."""
@@ -76,7 +83,7 @@ class BodySizeLimitMiddleware:
             await render(refusal)(scope, receive, send)
             return
         declared = _header(scope, b"content-length")
-        if declared.isdigit() and int(declared) > self.max_body_size:
+        if declared.isdigit() and _over(declared, self.max_body_size):
             await self._refuse(scope, receive, send)
             return
         if not declared and not _header(scope, b"transfer-encoding"):

@@ -50,6 +50,38 @@ async def test_oversized_body_by_length_and_by_stream(client: httpx.AsyncClient)
     assert_error(streamed, 413, "PAYLOAD_TOO_LARGE")
 
 
+@pytest.mark.parametrize("declared", ["9" * 4301, "0" * 5000 + "12"])
+async def test_a_content_length_of_thousands_of_digits_is_measured_not_converted(
+    app: FastAPI, declared: str
+) -> None:
+    """int() of 4,301 digits raises past Python's digit limit: that was a 500. Leading zeros count nothing."""
+    answers: list[dict[str, object]] = []
+
+    async def receive() -> dict[str, object]:
+        return {"type": "http.request", "body": b"{}", "more_body": False}
+
+    async def send(message: dict[str, object]) -> None:
+        answers.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/api/login",
+        "raw_path": b"/api/login",
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(b"content-length", declared.encode()), (b"content-type", b"application/json")],
+        "client": ("127.0.0.1", 5000),
+        "server": ("testserver", 80),
+    }
+    await app(scope, receive, send)  # type: ignore[arg-type]
+    status = answers[0]["status"]
+    assert status == (413 if declared.startswith("9") else 400)
+
+
 async def test_unexpected_error_is_a_500_with_request_id(
     app: FastAPI, client: httpx.AsyncClient, caplog: pytest.LogCaptureFixture
 ) -> None:
