@@ -11,18 +11,15 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, BackgroundTasks, Request
 from pydantic import Field
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.config import Settings
 from app.core.metrics import series
 from app.core.openapi import errors
 from app.core.schemas import ResponseModel
-from app.core.storage import Storage
 from app.dependencies import SessionDep, SettingsDep, StorageDep
 from app.errors import AppError, NotFound, ValidationFailed
 from app.inbound import deliveries
 from app.inbound.formats import check_path_format
-from app.inbound.resend import InvalidProviderId
 from app.inbound.service import Outcome, receive
 from app.inbound.signatures import postmark_basic_auth, verify_provider_signature, verify_standard_webhook
 
@@ -75,15 +72,6 @@ def _counting_refusals() -> Iterator[None]:
     except AppError as error:
         series().inbound.labels("rejected" if error.status < 500 else "failed").inc()
         raise
-
-
-async def _receive(
-    session: AsyncSession, storage: Storage, settings: Settings, payload: object, webhook_id: str | None
-) -> Outcome:
-    try:
-        return await receive(session, storage, settings, payload, webhook_id=webhook_id)
-    except InvalidProviderId as refused:  # nothing was asked of Resend, nothing written
-        return Outcome("ignored", reason=refused.reason)
 
 
 def _result(outcome: Outcome) -> InboundResult:
@@ -139,7 +127,7 @@ async def provider_inbound(
             verify_provider_signature(settings, provider, request.headers, body)
         payload = _json(body)
         check_path_format(provider, payload)
-        outcome = await _receive(session, storage, settings, payload, webhook_id=None)
+        outcome = await receive(session, storage, settings, payload, webhook_id=None)
     background.add_task(_prune, request, settings)
     return _result(outcome)
 
@@ -166,6 +154,6 @@ async def standard_inbound(
     with _counting_refusals():
         body = await request.body()
         webhook_id = verify_standard_webhook(settings, request.headers, body)
-        outcome = await _receive(session, storage, settings, _json(body), webhook_id)
+        outcome = await receive(session, storage, settings, _json(body), webhook_id=webhook_id)
     background.add_task(_prune, request, settings)
     return _result(outcome)
