@@ -4,13 +4,14 @@ event."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 from app.auth.throttle import Limits
 from app.config import Settings
-from app.core.metrics import INBOUND_OUTCOMES, THROTTLE_LIMITS
+from app.core.metrics import INBOUND_IGNORED_REASONS, INBOUND_OUTCOMES, THROTTLE_LIMITS
 
 # A process of its own: this one's series have counted the suite's traffic already.
 _SCRAPE_A_NEW_PROCESS = """
@@ -23,8 +24,11 @@ print(render(install(Path(sys.argv[1])).folder, None).decode())
 
 
 def test_a_new_process_exports_every_known_label_at_zero(tmp_path: Path) -> None:
+    # Not this process's folder: the new process would read what this one has counted.
+    env = {name: value for name, value in os.environ.items() if name != "PROMETHEUS_MULTIPROC_DIR"}
     text = subprocess.run(
         [sys.executable, "-c", _SCRAPE_A_NEW_PROCESS, str(tmp_path)],
+        env=env,
         check=True,
         capture_output=True,
         text=True,
@@ -34,6 +38,9 @@ def test_a_new_process_exports_every_known_label_at_zero(tmp_path: Path) -> None
         assert f'warranty_inbound_deliveries_total{{outcome="{outcome}"}} 0.0' in text
     for limit in ("login_email", "login_client", "password_forgot", "register", "hub_streams"):
         assert f'warranty_throttle_hits_total{{limit="{limit}"}} 0.0' in text
+    for reason in ("stale", "sender_not_authenticated", "automated", "claim_closed", "empty_reply"):
+        assert f'warranty_inbound_ignored_total{{reason="{reason}"}} 0.0' in text
+    assert text.count("warranty_inbound_ignored_total{") == len(INBOUND_IGNORED_REASONS)
 
 
 def test_the_known_labels_are_the_ones_counted(settings: Settings) -> None:
