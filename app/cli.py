@@ -38,7 +38,7 @@ def _serve(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         workers=args.workers,
-        # X-Forwarded-For is the app's to read, by WARRANTY_TRUSTED_PROXIES (app/core/client_address.py).
+        # X-Forwarded-For is the app's to read, by WARRANTY_TRUSTED_PROXIES (app/api/client_address.py).
         proxy_headers=False,
         timeout_graceful_shutdown=args.graceful_shutdown,
     )
@@ -139,8 +139,8 @@ async def _send_expiry_alerts(_args: argparse.Namespace) -> int:
 
 
 async def _copy_files_to_bucket(args: argparse.Namespace) -> int:
-    from app.core.s3_storage import S3Storage, s3_store
-    from app.core.storage_copy import copy_folder
+    from app.storage.s3_storage import S3Storage, s3_store
+    from app.storage.storage_copy import copy_folder
 
     settings = get_settings()
     if settings.storage_url is None:

@@ -6,14 +6,28 @@ Every setting is named once here; `.env.example` and the README describe the sam
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cached_property
+from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from app.core.client_address import Network, parse_networks
+Network = IPv4Network | IPv6Network
+
+
+def parse_networks(values: Iterable[str]) -> tuple[Network, ...]:
+    """`10.0.0.0/8`, `192.0.2.7` or `2001:db8::/32` -> networks; ValueError names the entry that is none."""
+    networks = []
+    for value in values:
+        try:
+            networks.append(ip_network(value.strip(), strict=False))
+        except ValueError:
+            raise ValueError(f"{value!r} is not an IP address or CIDR range") from None
+    return tuple(networks)
+
 
 # HS256 keys shorter than this are refused at start (RFC 7518 3.2: a key at least as long as the hash).
 MIN_SECRET_KEY_BYTES = 32
@@ -35,7 +49,7 @@ class Settings(BaseSettings):
 
     env: Literal["development", "production", "test"] = "development"
     log_level: str = "INFO"
-    log_format: Literal["text", "json"] = "text"  # json: one JSON object per line (app.core.logs)
+    log_format: Literal["text", "json"] = "text"  # json: one JSON object per line (app.observability.logs)
     base_url: str = "http://127.0.0.1:8000"
 
     # GET /metrics answers these client addresses or networks (comma-separated); empty: nobody

@@ -15,6 +15,8 @@ from fastapi import Depends, Path, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.api.client_address import client_address
+from app.api.pagination import PageParams, parse_page_params
 from app.auth.credentials import user_for
 from app.auth.throttle import Throttle, get_throttle
 from app.auth.tokens import RefreshTokenRepository
@@ -23,22 +25,20 @@ from app.claims.access import get_visible_claim
 from app.claims.repository import ClaimFilter, ClaimRepository
 from app.claims.status import ClaimStatusName
 from app.config import Settings
-from app.core.cached_pages import PageRequest
-from app.core.client_address import client_address
 from app.core.db import get_session
 from app.core.ids import DIGITS_ONLY, MAX_ID
-from app.core.pagination import PageParams, parse_page_params
 from app.core.repository import Repository
 from app.core.security import AccessTokenPayload, PasswordHasher, decode_access_token
-from app.core.storage import Storage, get_storage
 from app.errors import Forbidden, NotFound, Unauthorized, ValidationFailed
 from app.messages.repository import MessageFilter, MessageRepository
 from app.models import Claim, Product, Receipt, User
 from app.notifications.repository import DeviceTokenRepository, OutboxRepository
+from app.pagecache.cached_pages import PageRequest
 from app.products.receipts import ReceiptRepository
 from app.products.repository import SORT_COLUMNS, ProductFilter, ProductRepository, ProductSort
 from app.products.warranty import WarrantyStatus
 from app.realtime.resume import use_one_snapshot
+from app.storage.storage import Storage, get_storage
 from app.users.repository import UserFilter, UserRepository
 from app.users.roles import Role
 from app.users.schemas import RoleName
@@ -71,7 +71,7 @@ ThrottleDep = Annotated[Throttle, Depends(get_throttle)]
 
 
 async def get_client_address(request: Request, settings: SettingsDep) -> str:
-    """The caller's address, the one every throttle counts by (app/core/client_address.py)."""
+    """The caller's address, the one every throttle counts by (app/api/client_address.py)."""
     return client_address(
         request.client.host if request.client else None,
         request.headers.getlist("x-forwarded-for"),

@@ -3,7 +3,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from sqlalchemy import text
 
-from app.core.openapi import errors
+from app.api.openapi import errors
 from app.errors import ServiceUnavailable
 from app.realtime.shutdown import draining
 

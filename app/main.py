@@ -11,37 +11,37 @@ from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import Receive, Scope, Send
 
+from app.api.handlers import install_error_handlers
+from app.api.json_limits import MAX_JSON_DEPTH, MAX_JSON_VALUES
+from app.api.middleware import BodySizeLimitMiddleware, JsonLimitsMiddleware, RequestIdMiddleware
+from app.api.openapi import without_default_422
+from app.api.openapi_document import operation_id, refine
 from app.auth.router import router as auth_router
 from app.calendar.router import router as calendar_router
 from app.claims.router import router as claims_router
 from app.config import Settings, get_settings
 from app.core.background import finish
-from app.core.cache import PageCache, prune_forever
-from app.core.cached_pages import ServeCachedPages
 from app.core.db import create_engine, create_read_engine, create_sessionmaker
-from app.core.handlers import install_error_handlers
-from app.core.images import DECODES
-from app.core.json_limits import MAX_JSON_DEPTH, MAX_JSON_VALUES
-from app.core.logs import configure_logging
-from app.core.metrics import install as install_metrics
-from app.core.middleware import BodySizeLimitMiddleware, JsonLimitsMiddleware, RequestIdMiddleware
-from app.core.openapi import without_default_422
-from app.core.openapi_document import operation_id, refine
 from app.core.private_files import keep_files_private
 from app.core.security import PasswordHasher
 from app.core.signing_key import ensure_signing_key
-from app.core.storage_backend import create_storage
-from app.core.url_secrets import hide_url_secrets
 from app.health import router as health_router
 from app.inbound.router import router as inbound_router
 from app.messages.router import router as messages_router
 from app.metrics.router import router as metrics_router
 from app.notifications.lifespan import worker_lifespan
 from app.notifications.router import router as notifications_router
+from app.observability.logs import configure_logging
+from app.observability.metrics import install as install_metrics
+from app.observability.url_secrets import hide_url_secrets
+from app.pagecache.cache import PageCache, prune_forever
+from app.pagecache.cached_pages import ServeCachedPages
 from app.products.routes import router as products_router
 from app.realtime.asgi_entry import HubEndpoint
 from app.realtime.lifespan import hub_lifespan
 from app.realtime.openapi_path import router as hub_openapi_path
+from app.storage.images import DECODES
+from app.storage.storage_backend import create_storage
 from app.timeline.router import router as timeline_router
 from app.users.router import router as users_router
 from app.webhooks.router import router as webhooks_router

@@ -250,7 +250,7 @@ async def messages(request: Request) -> Response:
         claim = await connection.fetchrow(VISIBLE_CLAIM_SQL, user["id"], claim_id)
         other = claim["supplier_id"] if claim["customer_id"] == user["id"] else claim["customer_id"]
         rows = await connection.fetch(MESSAGES_SQL, user["id"], claim_id, limit, (page - 1) * limit, other)
-        # The exact total is a counter the writing transactions keep (app.core.count_triggers).
+        # The exact total is a counter the writing transactions keep (app.derived.count_triggers).
         total = int(
             await connection.fetchval(
                 "SELECT coalesce(sum(n), 0) FROM row_counts WHERE name = $1", f"claim:{claim_id}:messages"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from app.core.count_triggers import FILL_FACET_COUNTS
+from app.derived.count_triggers import FILL_FACET_COUNTS
 
 # Any valid Argon2id hash: the benchmark signs its own access tokens and never logs in.
 PASSWORD_HASH = "$argon2id$v=19$m=1024,t=1,p=1$c2NhbGUtc2FsdA$3E0rtjmcW2e3o2T+yVOtQ6ZzK0iQ1Hm1Qmq5X8zWq6Q"

@@ -11,7 +11,7 @@ import httpx
 from fastapi import FastAPI
 from sqlalchemy import event
 
-from app.core.storage import discard_on_rollback
+from app.storage.storage import discard_on_rollback
 
 T = TypeVar("T")
 

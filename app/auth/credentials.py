@@ -3,10 +3,10 @@ role change or a deleted account takes effect on the next request."""
 
 from __future__ import annotations
 
-from app.core import request_context
 from app.core.security import AccessTokenPayload
 from app.errors import Unauthorized
 from app.models import User
+from app.observability import request_context
 from app.users.repository import UserRepository
 
 

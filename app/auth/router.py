@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response, status
 
+from app.api.openapi import errors
 from app.auth import service
 from app.auth.schemas import (
     LoginRequest,
@@ -13,7 +14,6 @@ from app.auth.schemas import (
     TokenPair,
 )
 from app.config import Settings
-from app.core.openapi import errors
 from app.dependencies import (
     ClientAddress,
     CurrentTokenPayload,

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from app.core.schemas import Email, Password, RequestModel, ResponseModel
+from app.api.schemas import Email, Password, RequestModel, ResponseModel
 from app.users.schemas import UserSummary
 
 

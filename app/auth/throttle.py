@@ -22,9 +22,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings
 from app.core.clock import utc_now
-from app.core.metrics import series
 from app.errors import TooManyRequests
 from app.models import ThrottleHit
+from app.observability.metrics import series
 
 
 @dataclass(frozen=True)

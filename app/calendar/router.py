@@ -10,12 +10,12 @@ import anyio
 from fastapi import APIRouter, Path, Request, Response
 from pydantic import Field
 
+from app.api.openapi import errors
+from app.api.schemas import ResponseModel
 from app.calendar.feed import render_feed, style_of
 from app.calendar.repository import CalendarRepository
 from app.config import Settings
 from app.core.clock import utc_today
-from app.core.openapi import errors
-from app.core.schemas import ResponseModel
 from app.dependencies import CalendarRepo, CurrentUser, SettingsDep
 from app.errors import NotFound
 

@@ -19,9 +19,9 @@ from app.changes.events import (
     WarrantiesExpiring,
 )
 from app.claims.status import ClaimStatus
-from app.core.cache import EVERYTHING
-from app.core.scopes import MESSAGES_ALL, PRODUCTS_ALL, USERS_ALL, claim_scopes, messages_of, products_of
 from app.models import Claim, User
+from app.pagecache.cache import EVERYTHING
+from app.pagecache.scopes import MESSAGES_ALL, PRODUCTS_ALL, USERS_ALL, claim_scopes, messages_of, products_of
 from app.products import extensions
 from app.webhooks import payloads
 
@@ -173,7 +173,7 @@ def expiring_products(change: WarrantiesExpiring) -> list[dict[str, Any]]:
     return [payloads.expiring_product(a.product, a.threshold_days, a.days_left) for a in change.alerts]
 
 
-# Page-cache scopes (app.core.scopes)
+# Page-cache scopes (app.pagecache.scopes)
 
 
 def claim_pages(change: ClaimOpened | ClaimStatusChanged) -> list[str]:

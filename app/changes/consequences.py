@@ -11,11 +11,11 @@ from typing import Any, Generic, Protocol, TypeVar
 from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.core.cache import invalidate
 from app.core.driver_reads import DriverRead
 from app.models import Claim, User
 from app.notifications.kinds import OutboxKind
 from app.notifications.outbox import enqueue
+from app.pagecache.cache import invalidate
 from app.realtime.events import publish
 from app.timeline.record import TimelineKind, add_to_timeline
 from app.webhooks import events as webhooks
@@ -162,7 +162,7 @@ class WebhookEach(Generic[C]):
 
 @dataclass(frozen=True)
 class Cache(Generic[C]):
-    """The page-cache scopes (app.core.scopes) whose pages the change makes stale."""
+    """The page-cache scopes (app.pagecache.scopes) whose pages the change makes stale."""
 
     scopes: Callable[[C], Iterable[str]]
 

@@ -8,6 +8,8 @@ from typing import Any
 from fastapi import APIRouter, Response, status
 from sqlalchemy import select
 
+from app.api.openapi import errors
+from app.api.pagination import JsonList, Page, PageParams, list_json
 from app.claims import service
 from app.claims.access import participating_claims
 from app.claims.outcome import Resolution
@@ -22,9 +24,6 @@ from app.claims.schemas import (
     SupplierAssign,
 )
 from app.claims.status import ClaimStatus
-from app.core.openapi import errors
-from app.core.pagination import JsonList, Page, PageParams, list_json
-from app.core.scopes import CLAIMS_ALL, PRODUCTS_ALL, USERS_ALL, claims_of
 from app.dependencies import (
     ONE_SNAPSHOT,
     AdminUser,
@@ -38,6 +37,7 @@ from app.dependencies import (
     VisibleClaimById,
 )
 from app.models import Claim
+from app.pagecache.scopes import CLAIMS_ALL, PRODUCTS_ALL, USERS_ALL, claims_of
 from app.products import extensions
 from app.products.schemas import WarrantyExtensionOut
 from app.realtime.handoff import read_handoff

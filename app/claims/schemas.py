@@ -6,9 +6,9 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 
+from app.api.schemas import IsoUtc, RequestModel, ResponseModel
 from app.claims.status import ClaimStatus, ClaimStatusName
 from app.core.ids import MAX_ID
-from app.core.schemas import IsoUtc, RequestModel, ResponseModel
 from app.products.schemas import Months, WarrantyExtensionOut
 
 ClaimOutcome = Literal["repaired", "replaced", "refunded", "rejected"]

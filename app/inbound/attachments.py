@@ -7,9 +7,9 @@ import binascii
 from dataclasses import dataclass
 
 from app.config import Settings
-from app.core.files import check_file, extension_of, sniff
 from app.errors import AppError
 from app.inbound.formats import InboundAttachment
+from app.storage.files import check_file, extension_of, sniff
 
 # Email attachments: no webp (docs/api.md §10.2), unlike messages sent through the API.
 ALLOWED = {"jpg", "png", "gif", "pdf"}

@@ -12,16 +12,16 @@ from typing import Any, Literal
 from fastapi import APIRouter, BackgroundTasks, Request
 from pydantic import Field
 
+from app.api.openapi import errors
+from app.api.schemas import ResponseModel
 from app.config import Settings
-from app.core.metrics import series
-from app.core.openapi import errors
-from app.core.schemas import ResponseModel
 from app.dependencies import SessionDep, SettingsDep, StorageDep
 from app.errors import AppError, NotFound, ValidationFailed
 from app.inbound import deliveries
 from app.inbound.formats import check_path_format
 from app.inbound.service import Outcome, receive
 from app.inbound.signatures import postmark_basic_auth, verify_provider_signature, verify_standard_webhook
+from app.observability.metrics import series
 
 logger = logging.getLogger("warranty.inbound")
 

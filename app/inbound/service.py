@@ -21,8 +21,6 @@ from app.changes.events import InboundAccepted, InboundIgnored
 from app.claims.status import ClaimStatus
 from app.config import Settings
 from app.core.ids import MAX_ID
-from app.core.metrics import series
-from app.core.storage import Storage
 from app.errors import Conflict, Forbidden, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationFailed
 from app.inbound import deliveries
 from app.inbound.attachments import pick_attachment
@@ -34,6 +32,8 @@ from app.inbound.staleness import is_stale
 from app.messages.schemas import MAX_MESSAGE_LENGTH
 from app.messages.service import AttachmentUpload, post_message
 from app.models import Claim, User
+from app.observability.metrics import series
+from app.storage.storage import Storage
 from app.users.repository import UserRepository
 
 logger = logging.getLogger("warranty.inbound")

@@ -10,11 +10,11 @@ from typing import Any, Literal
 
 from sqlalchemy import ColumnElement, Select, and_, bindparam, case, func, select, tuple_, type_coerce
 
-from app.core.counts import claim_messages, row_count
+from app.api.pagination import KeyKind
 from app.core.driver_reads import driver_read
-from app.core.pagination import KeyKind
 from app.core.repository import Repository
 from app.core.types import UtcDateTime
+from app.derived.counts import claim_messages, row_count
 from app.models import Claim, Message, MessageRead, User
 
 _COLUMNS = (

@@ -8,12 +8,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Path, Response, status
 from starlette.convertors import StringConvertor, register_url_convertor
 
-from app.core.files import content_disposition
+from app.api.openapi import errors
+from app.api.pagination import JsonList, Page, list_json
 from app.core.ids import DIGITS_ONLY, MAX_ID
-from app.core.openapi import errors
-from app.core.pagination import JsonList, Page, list_json
-from app.core.scopes import MESSAGES_ALL, USERS_ALL, messages_of
-from app.core.storage import streamed
 from app.dependencies import (
     ONE_SNAPSHOT,
     AdminUser,
@@ -34,7 +31,10 @@ from app.messages.repository import LIST_KEY
 from app.messages.schemas import AdminMessageOut, MarkedRead, MessageCreated, MessageOut, MessageSend
 from app.messages.serializers import admin_message_out, message_created, message_out
 from app.messages.service import post_message
+from app.pagecache.scopes import MESSAGES_ALL, USERS_ALL, messages_of
 from app.realtime.handoff import read_handoff
+from app.storage.files import content_disposition
+from app.storage.storage import streamed
 
 router = APIRouter(prefix="/api", tags=["messages"])
 

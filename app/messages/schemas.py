@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from app.core.schemas import IsoUtc, RequestModel, ResponseModel
+from app.api.schemas import IsoUtc, RequestModel, ResponseModel
 
 MAX_MESSAGE_LENGTH = 10_000  # characters; a longer inbound reply is cut there
 

@@ -11,14 +11,13 @@ from fastapi import APIRouter, Request, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.multiprocess import MultiProcessCollector
 
-from app.config import Settings
-from app.core.client_address import Network
-from app.core.metrics import series
-from app.core.metrics_folder import forget_dead_processes
-from app.core.openapi import errors
+from app.api.openapi import errors
+from app.config import Network, Settings
 from app.dependencies import ClientAddress, SettingsDep
 from app.errors import NotFound
 from app.metrics.outbox import Backlog, read_backlog
+from app.observability.metrics import series
+from app.observability.metrics_folder import forget_dead_processes
 
 router = APIRouter(tags=["operations"])
 
@@ -30,7 +29,7 @@ _EXAMPLE = (
 
 
 def allowed(client: str, networks: Sequence[Network]) -> bool:
-    """`client` as app.core.client_address gives it (IPv4-mapped IPv6 already as IPv4)."""
+    """`client` as app.api.client_address gives it (IPv4-mapped IPv6 already as IPv4)."""
     try:
         address = ipaddress.ip_address(client)
     except ValueError:

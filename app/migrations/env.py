@@ -16,9 +16,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 import app.models
 from app.config import Settings
 from app.core import sqlite_ids
-from app.core.count_triggers import ensure_count_triggers
 from app.core.db import create_engine
 from app.core.migrate import MIGRATION_LOCK_KEY
+from app.derived.count_triggers import ensure_count_triggers
 
 config = context.config
 if config.config_file_name is not None and config.attributes.get("configure_logger", True):

@@ -29,5 +29,5 @@ class OutboxItem(CreatedAt, Base):
     locked_until: Mapped[datetime | None] = mapped_column(UtcDateTime)
     done_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     last_error: Mapped[str | None] = mapped_column(Text)
-    # The request that caused it (app.core.request_context): named in the worker's log lines.
+    # The request that caused it (app.observability.request_context): named in the worker's log lines.
     request_id: Mapped[str | None] = mapped_column(String(64))

@@ -11,7 +11,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.claims.status import ClaimStatus
 from app.config import Settings
-from app.core.storage import Storage
 from app.errors import NotFound
 from app.models import Claim, Message, Product, User
 from app.models.user import DELETED_USER
@@ -19,6 +18,7 @@ from app.notifications.email import Attachment, Email
 from app.notifications.push import PushNotification
 from app.notifications.render import render
 from app.notifications.worker import Skipped
+from app.storage.storage import Storage
 
 log = logging.getLogger(__name__)
 

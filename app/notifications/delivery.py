@@ -11,8 +11,6 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings
 from app.core.security import hash_token
-from app.core.storage import Storage
-from app.core.storage_backend import create_storage
 from app.models import DeviceToken, PasswordResetToken
 from app.notifications import compose, expiry
 from app.notifications.email import Email, MailSender, build_message, mail_sender
@@ -20,6 +18,8 @@ from app.notifications.kinds import OutboxKind
 from app.notifications.password_reset import issue_reset_token, reset_email
 from app.notifications.push import PushNotification, PushSender, PushTarget, push_sender
 from app.notifications.worker import Handler, OutboxWorker
+from app.storage.storage import Storage
+from app.storage.storage_backend import create_storage
 from app.users.repository import UserRepository
 from app.webhooks.delivery import WebhookDeliverer
 

@@ -7,12 +7,12 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.core import request_context
 from app.core.clock import utc_now
 from app.core.db import on_commit
 from app.models import OutboxItem
 from app.notifications.kinds import OutboxKind
 from app.notifications.states import OutboxState
+from app.observability import request_context
 
 # Set by the app on every session it makes (sessionmaker info): wakes the worker after a commit.
 OUTBOX_WAKE = "outbox_wake"

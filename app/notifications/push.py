@@ -20,8 +20,8 @@ from typing import Any, Protocol
 import httpx
 
 from app.config import Settings
-from app.core import request_context
 from app.notifications.platforms import Platform
+from app.observability import request_context
 
 log = logging.getLogger(__name__)
 

@@ -7,9 +7,9 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Path, Query, Request, Response, status
 
+from app.api.openapi import errors
+from app.api.pagination import Page, build_page
 from app.core.ids import DIGITS_ONLY
-from app.core.openapi import errors
-from app.core.pagination import Page, build_page
 from app.dependencies import AdminUser, CurrentUser, DeviceTokenRepo, OutboxRepo, Pagination, SettingsDep
 from app.models import DeviceToken, OutboxItem
 from app.notifications.platforms import Platform

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
 
-from app.core.schemas import IsoUtc, RequestModel, ResponseModel
+from app.api.schemas import IsoUtc, RequestModel, ResponseModel
 from app.notifications.platforms import PlatformName
 
 # FCM registration tokens, APNs hex tokens and web push endpoints are printable and hold no space: a token

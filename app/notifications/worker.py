@@ -31,12 +31,12 @@ from sqlalchemy import ColumnElement, not_, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings
-from app.core import request_context
 from app.core.background import pause
 from app.core.clock import utc_now, utc_today
 from app.models import OutboxItem
 from app.notifications.retention import prune_outbox
 from app.notifications.states import OutboxState
+from app.observability import request_context
 from app.timeline.record import notification_finished
 
 log = logging.getLogger(__name__)

@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from app.api.handlers import field_problems
 from app.core.clock import iso_utc
-from app.core.handlers import field_problems
 from app.errors import ValidationFailed
 from app.products import service
 from app.products.schemas import ProductCreate, ProductOut

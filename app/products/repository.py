@@ -25,14 +25,14 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import UnaryExpression
 
+from app.api.pagination import KeyKind
 from app.claims.access import visible_claims
 from app.claims.status import ClaimStatus
-from app.core.counter_locks import take_product_counters
-from app.core.counts import products_expiring, row_count
 from app.core.driver_reads import driver_read
 from app.core.ids import MAX_ID
-from app.core.pagination import KeyKind
 from app.core.repository import Repository
+from app.derived.counter_locks import take_product_counters
+from app.derived.counts import products_expiring, row_count
 from app.models import Claim, Message, Product, Receipt, User
 from app.products import expiry
 from app.products.warranty import own_end

@@ -22,8 +22,8 @@ from pydantic import (
 from pydantic_core import InitErrorDetails, PydanticCustomError
 from sqlalchemy import Row
 
+from app.api.schemas import IsoUtc, RequestModel, ResponseModel
 from app.core.clock import utc_today
-from app.core.schemas import IsoUtc, RequestModel, ResponseModel
 from app.models import Product
 from app.products.warranty import MAX_MONTHS, WarrantyStatus, warranty_status
 

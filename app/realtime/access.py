@@ -8,11 +8,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.auth.credentials import check_credentials
 from app.claims.access import visible_claims
 from app.config import Settings
-from app.core import request_context
-from app.core.query_token import query_token
 from app.core.security import AccessTokenPayload, decode_access_token
 from app.errors import Forbidden, Unauthorized
 from app.models import Claim, User
+from app.observability import request_context
+from app.observability.query_token import query_token
 
 HUB_COOKIE = "mercureAuthorization"
 
@@ -26,7 +26,7 @@ def find_token(request: Request) -> str:
         if scheme.lower() != "bearer" or not token.strip():
             raise Unauthorized("Use Authorization: Bearer <token>.", code="AUTH_TOKEN_INVALID")
         return token.strip()
-    query = query_token(request.scope)  # lifted out of the query string (app.core.query_token)
+    query = query_token(request.scope)  # lifted out of the query string (app.observability.query_token)
     if query is not None:
         token = query.removeprefix("Bearer ").strip()
         if not token:

@@ -24,13 +24,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from app.api.handlers import internal_error, render
+from app.api.middleware import request_id_of
 from app.config import Settings
-from app.core import request_context
 from app.core.clock import utc_now
-from app.core.handlers import internal_error, render
-from app.core.metrics import series
-from app.core.middleware import request_id_of
 from app.errors import AppError, ServiceUnavailable, TooManyRequests
+from app.observability import request_context
+from app.observability.metrics import series
 from app.realtime.access import authenticate, find_token, require_visible
 from app.realtime.events import StoredEvent
 from app.realtime.history import (

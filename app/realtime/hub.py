@@ -12,7 +12,7 @@ import asyncio
 import logging
 from collections import defaultdict
 
-from app.core.metrics import series
+from app.observability.metrics import series
 from app.realtime.events import StoredEvent
 
 logger = logging.getLogger("warranty.realtime")

@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Header, Query
 from fastapi.responses import StreamingResponse
 
-from app.core.openapi import errors
+from app.api.openapi import errors
 
 router = APIRouter(prefix="", tags=["realtime"])
 

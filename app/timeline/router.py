@@ -8,9 +8,9 @@ from fastapi import APIRouter, Request, Response
 from pydantic import Field
 from sqlalchemy import Row, func, select
 
-from app.core.openapi import errors
-from app.core.pagination import JsonList, Page, list_json
-from app.core.schemas import IsoUtc, ResponseModel
+from app.api.openapi import errors
+from app.api.pagination import JsonList, Page, list_json
+from app.api.schemas import IsoUtc, ResponseModel
 from app.dependencies import ONE_SNAPSHOT, Pagination, SessionDep, VisibleClaimById
 from app.models import ClaimEvent, User
 from app.models.user import DELETED_USER

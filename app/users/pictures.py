@@ -11,10 +11,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.changes.dispatch import record
 from app.changes.events import UserChanged
 from app.config import Settings
-from app.core.files import KINDS, FileKind, read_upload
-from app.core.storage import Storage, delete_after_commit, discard_on_rollback
 from app.errors import NotFound
 from app.models import User
+from app.storage.files import KINDS, FileKind, read_upload
+from app.storage.storage import Storage, delete_after_commit, discard_on_rollback
 from app.users.picture_copy import clean_copy
 
 FOLDER = "avatars"

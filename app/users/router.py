@@ -9,10 +9,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, File, Response, UploadFile, status
 
-from app.core.openapi import errors
-from app.core.pagination import JsonList, KeyKind, Page, PageParams, list_json
-from app.core.scopes import USERS_ALL
-from app.core.storage import streamed
+from app.api.openapi import errors
+from app.api.pagination import JsonList, KeyKind, Page, PageParams, list_json
 from app.dependencies import (
     AdminUser,
     CachedPages,
@@ -27,6 +25,8 @@ from app.dependencies import (
     VisibleUser,
 )
 from app.models import User
+from app.pagecache.scopes import USERS_ALL
+from app.storage.storage import streamed
 from app.users import service
 from app.users.pictures import picture_key, picture_kind, replace_picture
 from app.users.repository import UserFilter

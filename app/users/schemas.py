@@ -4,7 +4,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, ConfigDict, Field, StrictBool, field_serializer
 
-from app.core.schemas import Email, IsoUtc, Password, RequestModel, ResponseModel
+from app.api.schemas import Email, IsoUtc, Password, RequestModel, ResponseModel
 from app.users.repository import normalize_roles
 from app.users.roles import RoleName
 

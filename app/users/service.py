@@ -7,10 +7,10 @@ from typing import Any
 
 from app.changes.dispatch import record
 from app.changes.events import UserChanged, UserDeleted
-from app.core.storage import Storage, delete_after_commit
 from app.errors import Conflict, NotFound
 from app.messages import recipient_reads
 from app.models import User
+from app.storage.storage import Storage, delete_after_commit
 from app.users.pictures import picture_key
 from app.users.repository import UserRepository
 from app.users.roles import Role

@@ -7,11 +7,11 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request, Response, status
 
+from app.api.openapi import errors
+from app.api.pagination import Page, build_page
 from app.config import Settings
 from app.core import addresses
 from app.core.ids import DIGITS_ONLY, MAX_BIGINT_ID
-from app.core.openapi import errors
-from app.core.pagination import Page, build_page
 from app.dependencies import AdminUser, DeliveryRepo, Pagination, WebhookRepo
 from app.errors import ValidationFailed
 from app.models import WebhookEndpoint

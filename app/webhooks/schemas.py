@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from app.core.schemas import IsoUtc, RequestModel, ResponseModel
+from app.api.schemas import IsoUtc, RequestModel, ResponseModel
 
 EventType = Literal[
     "claim.created",

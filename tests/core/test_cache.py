@@ -8,10 +8,10 @@ import httpx
 from fastapi import FastAPI
 from sqlalchemy import delete, func, select, update
 
-from app.core.cache import invalidate, prune
 from app.core.clock import frozen_time
-from app.core.scopes import products_of
 from app.models import CacheInvalidation, Product, User
+from app.pagecache.cache import invalidate, prune
+from app.pagecache.scopes import products_of
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_admin, create_user
 

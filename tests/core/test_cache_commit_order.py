@@ -7,9 +7,9 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from app.core.cache import invalidate
-from app.core.scopes import MESSAGES_ALL, messages_of
 from app.models import Message
+from app.pagecache.cache import invalidate
+from app.pagecache.scopes import MESSAGES_ALL, messages_of
 from tests.factories.claims import claim_cast
 from tests.factories.users import auth_headers
 

@@ -8,7 +8,8 @@ import pytest
 from fastapi import FastAPI
 from pydantic import ValidationError
 
-from app.core.client_address import client_address, parse_networks
+from app.api.client_address import client_address
+from app.config import parse_networks
 from tests.conftest import SettingsFactory
 from tests.factories.users import DEFAULT_PASSWORD, create_user
 

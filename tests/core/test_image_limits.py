@@ -20,8 +20,8 @@ from fastapi import FastAPI
 from PIL import Image
 
 from app.config import Settings
-from app.core import images
-from app.core.files import check_file
+from app.storage import images
+from app.storage.files import check_file
 from tests.conftest import TEST_SECRET
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_user

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from app.core.json_limits import MAX_JSON_DEPTH, MAX_JSON_VALUES, holds_more_values_than, nested_deeper_than
+from app.api.json_limits import MAX_JSON_DEPTH, MAX_JSON_VALUES, holds_more_values_than, nested_deeper_than
 from tests.factories.users import auth_headers, create_user
 from tests.helpers import assert_error
 

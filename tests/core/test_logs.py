@@ -12,8 +12,8 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from app.core import request_context
-from app.core.logs import JsonFormatter, RequestContextFilter, TextFormatter
+from app.observability import request_context
+from app.observability.logs import JsonFormatter, RequestContextFilter, TextFormatter
 from tests.factories.inbound import RAW_INBOUND_SECRET, body_of, standard_headers
 from tests.factories.products import create_product
 from tests.factories.users import DEFAULT_PASSWORD, create_user

@@ -14,9 +14,9 @@ from fastapi import FastAPI
 from pydantic import ValidationError
 
 from app.config import Settings
-from app.core.storage import LocalStorage
-from app.core.storage_backend import create_storage
 from app.main import create_app
+from app.storage.storage import LocalStorage
+from app.storage.storage_backend import create_storage
 from tests.conftest import SettingsFactory
 from tests.factories.claims import attachment, claim_cast, png_bytes
 from tests.factories.inbound import RAW_INBOUND_SECRET, attachment_item, claim_address, generic, post_standard

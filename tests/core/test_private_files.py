@@ -17,8 +17,8 @@ from sqlalchemy import text
 
 from app.config import Settings
 from app.core.db import create_engine
-from app.core.storage import LocalStorage
 from app.notifications.email import FileSender
+from app.storage.storage import LocalStorage
 from tests.factories.claims import png_bytes
 from tests.helpers import wait_for
 from tests.processes import until_healthy, uvicorn_process

@@ -11,13 +11,13 @@ from pathlib import Path
 
 from app.auth.throttle import Limits
 from app.config import Settings
-from app.core.metrics import INBOUND_IGNORED_REASONS, INBOUND_OUTCOMES, THROTTLE_LIMITS
+from app.observability.metrics import INBOUND_IGNORED_REASONS, INBOUND_OUTCOMES, THROTTLE_LIMITS
 
 # A process of its own: this one's series have counted the suite's traffic already.
 _SCRAPE_A_NEW_PROCESS = """
 import sys
 from pathlib import Path
-from app.core.metrics import install
+from app.observability.metrics import install
 from app.metrics.router import render
 print(render(install(Path(sys.argv[1])).folder, None).decode())
 """

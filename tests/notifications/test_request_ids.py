@@ -9,8 +9,8 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from app.core.logs import RequestContextFilter
 from app.notifications.worker import OutboxWorker
+from app.observability.logs import RequestContextFilter
 from tests.factories.claims import create_claim
 from tests.factories.notifications import outbox_rows
 from tests.factories.products import create_product

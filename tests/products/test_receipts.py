@@ -5,8 +5,8 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import func, select
 
-from app.core.files import display_file_name
 from app.models import Receipt
+from app.storage.files import display_file_name
 from tests.factories.products import create_product, create_receipt
 from tests.factories.users import auth_headers, create_user
 from tests.helpers import assert_error, files_of_a_rollback_and_a_commit

@@ -8,10 +8,10 @@ from fastapi import FastAPI
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.core.cache import invalidate
 from app.core.clock import frozen_time
-from app.core.scopes import USERS_ALL
 from app.models import User
+from app.pagecache.cache import invalidate
+from app.pagecache.scopes import USERS_ALL
 from tests.factories.users import auth_headers, create_admin, create_supplier, create_user
 from tests.helpers import assert_error, count_queries
 

@@ -188,7 +188,7 @@ async def test_fetching_anything_else_is_404(app: FastAPI, client: httpx.AsyncCl
 
 
 async def test_a_nul_in_the_name_is_a_400(app: FastAPI, client: httpx.AsyncClient) -> None:
-    """Refused before routing, like any path with a NUL (app.core.middleware): nothing is looked up."""
+    """Refused before routing, like any path with a NUL (app.api.middleware): nothing is looked up."""
     user: User = await create_user(app)
     path = f"/api/user/profile-picture/{'a' * 32}.png%00.txt"
     assert_error(await client.get(path, headers=auth_headers(app, user)), 400, "VALIDATION_FAILED")

@@ -7,7 +7,7 @@
   claim's messages (`claim:<id>:messages`, 4 slots), kept by triggers in the writing transaction,
   cascaded deletes included, and filled from the tables here.
 
-The triggers live in app.core.count_triggers: a SQLite table rebuilt by a later migration (batch mode)
+The triggers live in app.derived.count_triggers: a SQLite table rebuilt by a later migration (batch mode)
 loses its triggers, so the migration environment creates them again after every run.
 
 Revision ID: 0005
@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from alembic import op
 
 import app.core.types
-from app.core.count_triggers import CLAIM_SLOTS, SLOTS, create_count_triggers, drop_count_triggers
+from app.derived.count_triggers import CLAIM_SLOTS, SLOTS, create_count_triggers, drop_count_triggers
 
 revision: str = "0005"
 down_revision: str | None = "0004"

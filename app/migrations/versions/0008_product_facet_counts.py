@@ -6,7 +6,7 @@ expiry day.
 - `product_expiry_counts`: products per warranty expiry day (4 slots); a warranty status is a range of
   days relative to today, so its total is a sum over that range.
 
-Both kept by triggers on products in the writing transaction (app.core.count_triggers), filled here.
+Both kept by triggers on products in the writing transaction (app.derived.count_triggers), filled here.
 
 Revision ID: 0008
 Revises: 0007
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-from app.core.count_triggers import (
+from app.derived.count_triggers import (
     create_count_triggers,
     create_facet_triggers,
     drop_count_triggers,

@@ -26,7 +26,7 @@ from alembic import op
 from alembic.operations import BatchOperations
 
 import app.core.types
-from app.core.count_triggers import FACET_SLOTS, create_facet_triggers, drop_facet_triggers
+from app.derived.count_triggers import FACET_SLOTS, create_facet_triggers, drop_facet_triggers
 
 revision: str = "0013"
 down_revision: str | None = "0012"

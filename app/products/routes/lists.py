@@ -7,10 +7,9 @@ from dataclasses import replace
 
 from fastapi import APIRouter, Response
 
+from app.api.openapi import errors
+from app.api.pagination import JsonList, Page, PageParams, list_json
 from app.core.clock import utc_today
-from app.core.openapi import errors
-from app.core.pagination import JsonList, Page, PageParams, list_json
-from app.core.scopes import CLAIMS_ALL, PRODUCTS_ALL, claims_of, products_of
 from app.dependencies import (
     AdminUser,
     CachedPages,
@@ -21,6 +20,7 @@ from app.dependencies import (
     ProductRepo,
     SettingsDep,
 )
+from app.pagecache.scopes import CLAIMS_ALL, PRODUCTS_ALL, claims_of, products_of
 from app.products import extensions
 from app.products.repository import SORT_KEY_KINDS, ProductFilter, ProductSort
 from app.products.schemas import ProductOut

@@ -6,9 +6,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Response, status
 from starlette.convertors import StringConvertor, register_url_convertor
 
+from app.api.openapi import errors
 from app.core.clock import utc_today
-from app.core.openapi import errors
-from app.core.storage import delete_after_commit
 from app.dependencies import CurrentUser, ProductRepo, ReceiptRepo, SettingsDep, StorageDep, VisibleProduct
 from app.models import Product
 from app.products import extensions, service
@@ -21,6 +20,7 @@ from app.products.schemas import (
     ProductUpdate,
     WarrantyVoid,
 )
+from app.storage.storage import delete_after_commit
 
 
 class ProductIdSegment(StringConvertor):

@@ -7,13 +7,13 @@ from typing import Annotated
 
 from fastapi import APIRouter, File, Response, UploadFile, status
 
-from app.core.files import content_disposition, display_file_name, read_upload
-from app.core.openapi import errors
-from app.core.storage import delete_after_commit, discard_on_rollback, streamed
+from app.api.openapi import errors
 from app.dependencies import ReceiptRepo, SettingsDep, StorageDep, VisibleProduct, VisibleReceipt
 from app.products import service
 from app.products.receipts import ALLOWED, FOLDER, receipt_out
 from app.products.schemas import ReceiptOut, receipt_url
+from app.storage.files import content_disposition, display_file_name, read_upload
+from app.storage.storage import delete_after_commit, discard_on_rollback, streamed
 
 router = APIRouter(tags=["products"])  # included by app.products.routes under /api
 

@@ -13,9 +13,9 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.api.openapi import errors
 from app.config import Settings
 from app.core.clock import utc_today
-from app.core.openapi import errors
 from app.dependencies import CurrentUser, ProductOrder, ProductQuery, ProductRepo, SettingsDep
 from app.errors import PayloadTooLarge, ValidationFailed
 from app.models import User

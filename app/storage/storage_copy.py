@@ -9,8 +9,8 @@ from pathlib import Path
 
 import anyio
 
-from app.core.s3_storage import S3Storage
-from app.core.storage import is_key
+from app.storage.s3_storage import S3Storage
+from app.storage.storage import is_key
 
 AT_ONCE = 8  # uploads in flight
 

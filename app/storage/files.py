@@ -8,8 +8,8 @@ from urllib.parse import quote
 
 from fastapi import UploadFile
 
-from app.core.images import verify_image
 from app.errors import PayloadTooLarge, UnsupportedMediaType
+from app.storage.images import verify_image
 
 
 @dataclass(frozen=True)

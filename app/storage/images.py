@@ -11,8 +11,8 @@ import io
 import anyio
 from PIL import Image, UnidentifiedImageError
 
-from app.core.image_frames import Frames, frames_of
 from app.errors import PayloadTooLarge, UnsupportedMediaType, ValidationFailed
+from app.storage.image_frames import Frames, frames_of
 
 PILLOW_FORMATS = {"JPEG": "jpg", "PNG": "png", "GIF": "gif", "WEBP": "webp"}
 # Frames of an animation that are read; one with more is refused from its headers, none decoded.

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from app.config import Settings
-from app.core.s3_storage import S3Storage, s3_store
-from app.core.storage import LocalStorage, Storage
+from app.storage.s3_storage import S3Storage, s3_store
+from app.storage.storage import LocalStorage, Storage
 
 
 def create_storage(settings: Settings) -> Storage:

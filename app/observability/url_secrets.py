@@ -1,7 +1,7 @@
-"""Secrets in a URL never reach a log line: a token in the query string (app.core.query_token), a secret
-that is a part of the path (a calendar feed's token, an invitation's token, a device token being removed),
-and, in the lines that name the URLs the service calls, those URLs' paths and queries (a webhook URL may
-hold its secret in its path, a signed download link in its query).
+"""Secrets in a URL never reach a log line: a token in the query string (app.observability.query_token), a
+secret that is a part of the path (a calendar feed's token, an invitation's token, a device token being
+removed), and, in the lines that name the URLs the service calls, those URLs' paths and queries (a webhook URL
+may hold its secret in its path, a signed download link in its query).
 
 A server logs a request's line from the ASGI scope it handed the app (uvicorn's access log, when the
 response starts). So, before anything else sees the request, `hide_url_secrets` takes the query token out
@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from starlette.types import Scope
 
-from app.core.query_token import lift_query_token
+from app.observability.query_token import lift_query_token
 
 REDACTED = "REDACTED"
 # The paths that carry a secret, and the secret in each: a feed's token (its `.ics` stays), an

@@ -9,8 +9,8 @@ FastAPI's document is refined in one place, after it is built, so routers stay a
 - `format: email` on the email fields of request bodies;
 - no U+0000 in any free-text string, in bodies and in path and query parameters (both are refused);
 - the credentials: the hub's three (header, `authorization` query parameter, cookie) and the inbound
-  webhooks' signatures and payload formats (app.core.openapi_inbound);
-- an example on every request body and success response that has none (app.core.openapi_examples).
+  webhooks' signatures and payload formats (app.api.openapi_inbound);
+- an example on every request body and success response that has none (app.api.openapi_examples).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from typing import Any
 
 from fastapi.routing import APIRoute
 
-from app.core.openapi_examples import add_examples
-from app.core.openapi_inbound import document_hub, document_inbound
-from app.core.schemas import RequestModel
+from app.api.openapi_examples import add_examples
+from app.api.openapi_inbound import document_hub, document_inbound
+from app.api.schemas import RequestModel
 
 ERROR_REF = {"$ref": "#/components/schemas/ErrorBody"}
 PAGE = {

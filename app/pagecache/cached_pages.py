@@ -1,5 +1,6 @@
-"""How list routes use the page cache (app.core.cache): `CachedPages` computes, stores and answers a page;
-`ServeCachedPages` answers a repeated request from the cache before routing, when the page is still fresh."""
+"""How list routes use the page cache (app.pagecache.cache): `CachedPages` computes, stores and answers a
+page; `ServeCachedPages` answers a repeated request from the cache before routing, when the page is still
+fresh."""
 
 from __future__ import annotations
 
@@ -12,18 +13,18 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.config import Settings
-from app.core import request_context
-from app.core.cache import (
+from app.core.clock import utc_today
+from app.core.security import AccessTokenPayload, verified_token_payload
+from app.models import User
+from app.observability import request_context
+from app.observability.metrics import ROUTE_KEY, route_template, series
+from app.pagecache.cache import (
     EVERYTHING,
     CachedPage,
     PageCache,
     current_version,
     page_key,
 )
-from app.core.clock import utc_today
-from app.core.metrics import ROUTE_KEY, route_template, series
-from app.core.security import AccessTokenPayload, verified_token_payload
-from app.models import User
 
 # Scope state key: (scopes, version) read by ServeCachedPages for a stale page, reused by its route.
 _VERSION_READ = "page_cache_version"

@@ -1,6 +1,6 @@
 """One lock order for the kept counts (PostgreSQL).
 
-The count triggers (app.core.count_triggers) add to a few counter rows per inserted product, product after
+The count triggers (app.derived.count_triggers) add to a few counter rows per inserted product, product after
 product. A transaction that inserts many products (an import) thus locks many counter rows in the order of
 its own rows, and two of them at once, meeting shared rows (the `products` slots, a brand, a day) in
 different orders, deadlock. Such a transaction first takes every counter row it may add to, in one order
@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.core.count_triggers import FACET_SLOTS, SLOTS
+from app.derived.count_triggers import FACET_SLOTS, SLOTS
 from app.models import ProductExpiryCount, RowCount
 
 KEYS_PER_STATEMENT = 1000  # 3 bound parameters each: well within the driver's limit

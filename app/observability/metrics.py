@@ -14,7 +14,7 @@ from pathlib import Path
 from prometheus_client import Counter, Gauge, Histogram, values
 from starlette.types import Scope
 
-from app.core import metrics_folder
+from app.observability import metrics_folder
 
 # Seconds; the last bucket (+Inf) catches the rest.
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)

@@ -3,8 +3,8 @@ and never served stale.
 
 Writes record the scopes they change in `cache_invalidations` (in their own transaction, see
 `invalidate`). A cached page remembers the newest invalidation id of its scopes when it was computed, and
-the caller's roles. A repeated request is answered before routing (app.core.cached_pages) after one statement
-that reads both again: the same id and the same roles, and the stored bytes go out as they are. So a
+the caller's roles. A repeated request is answered before routing (app.pagecache.cached_pages) after one
+statement that reads both again: the same id and the same roles, and the stored bytes go out as they are. So a
 change is visible on the very next request, in every process that shares the database.
 
 Pages are keyed by path, query string and caller; before routing, the caller is known from a token

@@ -1,6 +1,6 @@
 """File storage behind a small interface: receipts, message attachments and profile pictures.
 
-`LocalStorage` keeps files under the data folder (the default); `app.core.s3_storage.S3Storage` keeps them
+`LocalStorage` keeps files under the data folder (the default); `app.storage.s3_storage.S3Storage` keeps them
 in an S3-compatible bucket, so that processes on several hosts serve each other's files. Names are
 generated here, never taken from the client. Files are removed after the commit that dropped their rows,
 and a file saved for a transaction that rolls back goes again.

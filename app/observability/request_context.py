@@ -1,8 +1,8 @@
 """The request being served, in a context variable: its id and, once known, its user's id.
 
-Log records read it (app.core.logs), outbox rows copy its id (app.notifications.outbox), and the outbox
-worker binds a row's id while delivering it, so every line a request causes names it. One mutable object
-per request: a user found in a dependency is seen by the middleware that bound it, whatever context
+Log records read it (app.observability.logs), outbox rows copy its id (app.notifications.outbox), and the
+outbox worker binds a row's id while delivering it, so every line a request causes names it. One mutable
+object per request: a user found in a dependency is seen by the middleware that bound it, whatever context
 copies lie between."""
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""Page-cache scopes: the names cached pages are kept under (app.core.cached_pages) and changes invalidate
-(app.changes.dispatch), every one of them here but EVERYTHING, the scope every page is in (app.core.cache).
-A page lists the scopes of the rows it shows; a change invalidates the scopes of the pages it makes stale."""
+"""Page-cache scopes: the names cached pages are kept under (app.pagecache.cached_pages) and changes
+invalidate (app.changes.dispatch), every one of them here but EVERYTHING, the scope every page is in
+(app.pagecache.cache). A page lists the scopes of the rows it shows; a change invalidates the scopes of the
+pages it makes stale."""
 
 from __future__ import annotations
 

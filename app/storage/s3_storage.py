@@ -22,8 +22,8 @@ from obstore.store import S3Store
 
 from app.config import Settings
 from app.core.background import finish
-from app.core.storage import CHUNK_SIZE, Download, checked, is_key, new_key
 from app.errors import NotFound, ServiceUnavailable
+from app.storage.storage import CHUNK_SIZE, Download, checked, is_key, new_key
 
 if TYPE_CHECKING:
     from obstore import GetResult

@@ -1,7 +1,7 @@
-"""Logging: every record carries the request it belongs to (a filter reads app.core.request_context), in
-plain text or, with WARRANTY_LOG_FORMAT=json, as one JSON object per line; uvicorn's own loggers (its
+"""Logging: every record carries the request it belongs to (a filter reads app.observability.request_context),
+in plain text or, with WARRANTY_LOG_FORMAT=json, as one JSON object per line; uvicorn's own loggers (its
 access log included) are given the same filter and format. No line carries a secret of a URL
-(app.core.url_secrets): requests reach the app with theirs already out of the server's sight, and the
+(app.observability.url_secrets): requests reach the app with theirs already out of the server's sight, and the
 lines httpx writes about the requests the service sends keep only the URL's origin."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any
 import httpx
 
 from app.config import Settings
-from app.core import request_context
-from app.core.url_secrets import origin_of
+from app.observability import request_context
+from app.observability.url_secrets import origin_of
 
 UVICORN_LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access")
 _ACCESS_FIELDS = ("client", "method", "path", "http_version", "status")

@@ -7,22 +7,12 @@ whatever the client chose to send. A forged left-most entry therefore changes no
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_address, ip_network
+from collections.abc import Sequence
+from ipaddress import IPv4Address, IPv6Address, ip_address
+
+from app.config import Network
 
 Address = IPv4Address | IPv6Address
-Network = IPv4Network | IPv6Network
-
-
-def parse_networks(values: Iterable[str]) -> tuple[Network, ...]:
-    """`10.0.0.0/8`, `192.0.2.7` or `2001:db8::/32` -> networks; ValueError names the entry that is none."""
-    networks = []
-    for value in values:
-        try:
-            networks.append(ip_network(value.strip(), strict=False))
-        except ValueError:
-            raise ValueError(f"{value!r} is not an IP address or CIDR range") from None
-    return tuple(networks)
 
 
 def client_address(peer: str | None, forwarded_for: Sequence[str], trusted: Sequence[Network]) -> str:

@@ -2,7 +2,7 @@
 a pixel. A GIF says neither up front: it is scanned block by block as Pillow reads it, and the scan stops
 after the frames wanted (Pillow's own count walks every frame: 0.3 s for a 1.5 MB file of 64,000). An APNG
 (acTL) and an animated WebP (its animation header) declare their count, which Pillow reads on opening;
-they are not trusted further than that: decoding a frame that is not there fails (app.core.images)."""
+they are not trusted further than that: decoding a frame that is not there fails (app.storage.images)."""
 
 from __future__ import annotations
 

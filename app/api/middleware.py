@@ -9,12 +9,12 @@ import uuid
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.core import request_context
-from app.core.handlers import render
-from app.core.json_limits import holds_more_values_than, nested_deeper_than
-from app.core.metrics import route_template, series
+from app.api.handlers import render
+from app.api.json_limits import holds_more_values_than, nested_deeper_than
 from app.core.numbers import digits_value, max_digits_of
 from app.errors import PayloadTooLarge, ValidationFailed
+from app.observability import request_context
+from app.observability.metrics import route_template, series
 
 _SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 

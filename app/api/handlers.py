@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from app.core.outage import database_unavailable
+from app.api.outage import database_unavailable
 from app.errors import (
     AppError,
     MethodNotAllowed,
