@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings, get_settings
 from app.core.private_files import keep_files_private
-from app.users.roles import Role
+from app.models.enums import Role
 
 Sessions = async_sessionmaker[AsyncSession]
 

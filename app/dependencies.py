@@ -23,7 +23,6 @@ from app.auth.tokens import RefreshTokenRepository
 from app.calendar.repository import CalendarRepository
 from app.claims.access import get_visible_claim
 from app.claims.repository import ClaimFilter, ClaimRepository
-from app.claims.status import ClaimStatusName
 from app.config import Settings
 from app.core.db import get_session
 from app.core.ids import DIGITS_ONLY, MAX_ID
@@ -32,6 +31,7 @@ from app.core.security import AccessTokenPayload, PasswordHasher, decode_access_
 from app.errors import Forbidden, NotFound, Unauthorized, ValidationFailed
 from app.messages.repository import MessageFilter, MessageRepository
 from app.models import Claim, Product, Receipt, User
+from app.models.enums import ClaimStatusName, Role
 from app.notifications.repository import DeviceTokenRepository, OutboxRepository
 from app.pagecache.cached_pages import PageRequest
 from app.products.receipts import ReceiptRepository
@@ -40,7 +40,6 @@ from app.products.warranty import WarrantyStatus
 from app.realtime.resume import use_one_snapshot
 from app.storage.storage import Storage, get_storage
 from app.users.repository import UserFilter, UserRepository
-from app.users.roles import Role
 from app.users.schemas import RoleName
 from app.users.service import get_or_404
 from app.webhooks.repository import DeliveryRepository, WebhookRepository

@@ -6,10 +6,16 @@ from typing import Any, get_args
 
 import pytest
 
-from app.claims.status import ClaimStatus, ClaimStatusName
-from app.notifications.platforms import Platform, PlatformName
-from app.notifications.states import OutboxState, OutboxStateName
-from app.users.roles import Role, RoleName
+from app.models.enums import (
+    ClaimStatus,
+    ClaimStatusName,
+    OutboxState,
+    OutboxStateName,
+    Platform,
+    PlatformName,
+    Role,
+    RoleName,
+)
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from app.core.clock import utc_now
 from app.core.security import PasswordHasher, create_access_token, hash_token
 from app.errors import Forbidden, Unauthorized, ValidationFailed
 from app.models import PasswordResetToken, User
-from app.notifications.kinds import OutboxKind
+from app.models.enums import OutboxKind
 from app.notifications.outbox import enqueue
 from app.users import service as users_service
 from app.users.repository import UserRepository, normalize_roles

@@ -18,8 +18,8 @@ from app.changes.events import (
     SupplierAssigned,
     WarrantiesExpiring,
 )
-from app.claims.status import ClaimStatus
 from app.models import Claim, User
+from app.models.enums import ClaimStatus
 from app.pagecache.cache import EVERYTHING
 from app.pagecache.scopes import MESSAGES_ALL, PRODUCTS_ALL, USERS_ALL, claim_scopes, messages_of, products_of
 from app.products import extensions

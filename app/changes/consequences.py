@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.driver_reads import DriverRead
 from app.models import Claim, User
-from app.notifications.kinds import OutboxKind
+from app.models.enums import OutboxKind
 from app.notifications.outbox import enqueue
 from app.pagecache.cache import invalidate
 from app.realtime.events import publish

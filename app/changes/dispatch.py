@@ -46,7 +46,7 @@ from app.changes.events import (
     UserDeleted,
     WarrantiesExpiring,
 )
-from app.notifications.kinds import OutboxKind
+from app.models.enums import OutboxKind
 from app.realtime.events import messages_topic, status_topic
 from app.timeline.record import TimelineKind
 

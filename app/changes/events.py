@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from app.claims.status import ClaimStatus
 from app.models import Claim, Message, User
+from app.models.enums import ClaimStatus
 
 
 @dataclass(frozen=True)

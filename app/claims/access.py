@@ -10,7 +10,7 @@ from app.core.driver_reads import DriverRead
 from app.core.ids import MAX_ID
 from app.errors import NotFound
 from app.models import Claim, User
-from app.users.roles import Role
+from app.models.enums import Role
 
 CUSTOMER = "customer"
 SUPPLIER = "supplier"

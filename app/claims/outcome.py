@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.claims.status import ClaimStatus
 from app.core.clock import utc_today
 from app.models import Claim
+from app.models.enums import ClaimStatus
 from app.products import extensions
 
 

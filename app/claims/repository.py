@@ -11,12 +11,12 @@ from sqlalchemy import ColumnElement, Select, bindparam, func, select, tuple_
 from sqlalchemy.exc import IntegrityError
 
 from app.api.pagination import KeyKind
-from app.claims.status import ClaimStatus
 from app.core.driver_reads import DriverRead
 from app.core.repository import Repository
 from app.derived.counts import message_count_of_claim, row_count
 from app.errors import Conflict
 from app.models import Claim, Message, Product, User
+from app.models.enums import ClaimStatus
 
 
 @dataclass(frozen=True)

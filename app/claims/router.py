@@ -23,7 +23,6 @@ from app.claims.schemas import (
     StatusChange,
     SupplierAssign,
 )
-from app.claims.status import ClaimStatus
 from app.dependencies import (
     ONE_SNAPSHOT,
     AdminUser,
@@ -37,6 +36,7 @@ from app.dependencies import (
     VisibleClaimById,
 )
 from app.models import Claim
+from app.models.enums import ClaimStatus
 from app.pagecache.scopes import CLAIMS_ALL, PRODUCTS_ALL, USERS_ALL, claims_of
 from app.products import extensions
 from app.products.schemas import WarrantyExtensionOut

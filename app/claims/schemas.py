@@ -7,8 +7,8 @@ from typing import Literal
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 
 from app.api.schemas import IsoUtc, RequestModel, ResponseModel
-from app.claims.status import ClaimStatus, ClaimStatusName
 from app.core.ids import MAX_ID
+from app.models.enums import ClaimStatus, ClaimStatusName
 from app.products.schemas import Months, WarrantyExtensionOut
 
 ClaimOutcome = Literal["repaired", "replaced", "refunded", "rejected"]

@@ -8,12 +8,11 @@ from app.changes.events import ClaimOpened, ClaimStatusChanged, SupplierAssigned
 from app.claims import outcome, transitions
 from app.claims.access import ADMIN, claim_roles
 from app.claims.repository import ClaimRepository, already_active
-from app.claims.status import ClaimStatus
 from app.core.clock import utc_now
 from app.errors import Forbidden, NotFound, ValidationFailed
 from app.messages import recipient_reads
 from app.models import Claim, User
-from app.users.roles import Role
+from app.models.enums import ClaimStatus, Role
 
 
 async def open_claim(customer: User, product_id: int, description: str, *, claims: ClaimRepository) -> Claim:

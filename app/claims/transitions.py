@@ -5,8 +5,8 @@ claim at all, 404, is checked before, by app.claims.access.)"""
 from __future__ import annotations
 
 from app.claims.access import ADMIN, CUSTOMER, SUPPLIER
-from app.claims.status import ClaimStatus
 from app.errors import Conflict, Forbidden
+from app.models.enums import ClaimStatus
 
 OPEN, IN_PROGRESS, RESOLVED, CLOSED = ClaimStatus
 

@@ -18,7 +18,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.changes.dispatch import record
 from app.changes.events import InboundAccepted, InboundIgnored
-from app.claims.status import ClaimStatus
 from app.config import Settings
 from app.core.ids import MAX_ID
 from app.errors import Conflict, Forbidden, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationFailed
@@ -32,6 +31,7 @@ from app.inbound.staleness import is_stale
 from app.messages.schemas import MAX_MESSAGE_LENGTH
 from app.messages.service import AttachmentUpload, post_message
 from app.models import Claim, User
+from app.models.enums import ClaimStatus
 from app.observability.metrics import series
 from app.storage.storage import Storage
 from app.users.repository import UserRepository

@@ -10,11 +10,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.changes.dispatch import record
 from app.changes.events import MessagePosted
-from app.claims.status import ClaimStatus
 from app.config import Settings
 from app.errors import Conflict, ValidationFailed
 from app.messages.schemas import MAX_MESSAGE_LENGTH
 from app.models import Claim, Message, User
+from app.models.enums import ClaimStatus
 from app.storage.files import check_file, display_file_name
 from app.storage.storage import Storage, discard_on_rollback
 

@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.core.clock import utc_now
 from app.models import OutboxItem
-from app.notifications.states import OutboxState
+from app.models.enums import OutboxState
 
 log = logging.getLogger("warranty.metrics")
 

@@ -5,9 +5,9 @@ from datetime import datetime
 from sqlalchemy import ForeignKey, Index, Integer, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.claims.status import ClaimStatus
 from app.core.types import StrEnumColumn, UtcDateTime
 from app.models.base import Base, CreatedAt, Timestamps
+from app.models.enums import ClaimStatus
 
 
 class Claim(Timestamps, Base):

@@ -9,8 +9,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from app.core.clock import utc_now
 from app.core.types import BigIntPK, StrEnumColumn, UtcDateTime
 from app.models.base import Base, CreatedAt
-from app.notifications.kinds import OutboxKind
-from app.notifications.states import OutboxState
+from app.models.enums import OutboxKind, OutboxState
 
 
 class OutboxItem(CreatedAt, Base):

@@ -7,8 +7,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.types import StrEnumColumn, StrEnumList, UtcDateTime
 from app.models.base import Base, CreatedAt, Timestamps
-from app.notifications.platforms import Platform
-from app.users.roles import Role
+from app.models.enums import Platform, Role
 
 # The name shown where a deleted account was (its messages, its timeline entries, emails and webhooks).
 DELETED_USER = "Deleted user"

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.claims.status import ClaimStatus
 from app.config import Settings
 from app.errors import NotFound
 from app.models import Claim, Message, Product, User
+from app.models.enums import ClaimStatus
 from app.models.user import DELETED_USER
 from app.notifications.email import Attachment, Email
 from app.notifications.push import PushNotification

@@ -12,9 +12,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.config import Settings
 from app.core.security import hash_token
 from app.models import DeviceToken, PasswordResetToken
+from app.models.enums import OutboxKind
 from app.notifications import compose, expiry
 from app.notifications.email import Email, MailSender, build_message, mail_sender
-from app.notifications.kinds import OutboxKind
 from app.notifications.password_reset import issue_reset_token, reset_email
 from app.notifications.push import PushNotification, PushSender, PushTarget, push_sender
 from app.notifications.worker import Handler, OutboxWorker

@@ -10,8 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.core.clock import utc_now
 from app.core.db import on_commit
 from app.models import OutboxItem
-from app.notifications.kinds import OutboxKind
-from app.notifications.states import OutboxState
+from app.models.enums import OutboxKind, OutboxState
 from app.observability import request_context
 
 # Set by the app on every session it makes (sessionmaker info): wakes the worker after a commit.

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import httpx
 
 from app.config import Settings
-from app.notifications.platforms import Platform
+from app.models.enums import Platform
 from app.observability import request_context
 
 log = logging.getLogger(__name__)

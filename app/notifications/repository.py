@@ -10,9 +10,8 @@ from app.core.ids import MAX_BIGINT_ID
 from app.core.repository import Repository
 from app.errors import Conflict, NotFound
 from app.models import DeviceToken, OutboxItem
+from app.models.enums import OutboxState, Platform
 from app.notifications.outbox import wake_worker
-from app.notifications.platforms import Platform
-from app.notifications.states import OutboxState
 
 
 class DeviceTokenRepository(Repository):

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.config import Settings
 from app.core.clock import utc_now
 from app.models import OutboxItem
-from app.notifications.states import OutboxState
+from app.models.enums import OutboxState
 
 BATCH = 500  # rows per delete
 

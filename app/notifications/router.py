@@ -12,7 +12,7 @@ from app.api.pagination import Page, build_page
 from app.core.ids import DIGITS_ONLY
 from app.dependencies import AdminUser, CurrentUser, DeviceTokenRepo, OutboxRepo, Pagination, SettingsDep
 from app.models import DeviceToken, OutboxItem
-from app.notifications.platforms import Platform
+from app.models.enums import OutboxStateName, Platform
 from app.notifications.schemas import (
     BulkRetried,
     BulkRetry,
@@ -20,7 +20,6 @@ from app.notifications.schemas import (
     DeviceTokenOut,
     NotificationItem,
 )
-from app.notifications.states import OutboxStateName
 
 router = APIRouter(prefix="/api", tags=["notifications"])
 

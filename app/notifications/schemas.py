@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StringConstraints
 
 from app.api.schemas import IsoUtc, RequestModel, ResponseModel
-from app.notifications.platforms import PlatformName
+from app.models.enums import PlatformName
 
 # FCM registration tokens, APNs hex tokens and web push endpoints are printable and hold no space: a token
 # with a control character or whitespace is no device's, and could not be named again in a DELETE path.

@@ -34,8 +34,8 @@ from app.config import Settings
 from app.core.background import pause
 from app.core.clock import utc_now, utc_today
 from app.models import OutboxItem
+from app.models.enums import OutboxState
 from app.notifications.retention import prune_outbox
-from app.notifications.states import OutboxState
 from app.observability import request_context
 from app.timeline.record import notification_finished
 

@@ -27,17 +27,16 @@ from sqlalchemy.sql.elements import UnaryExpression
 
 from app.api.pagination import KeyKind
 from app.claims.access import visible_claims
-from app.claims.status import ClaimStatus
 from app.core.driver_reads import driver_read
 from app.core.ids import MAX_ID
 from app.core.repository import Repository
 from app.derived.counter_locks import take_product_counters
 from app.derived.counts import products_expiring, row_count
 from app.models import Claim, Message, Product, Receipt, User
+from app.models.enums import ClaimStatus, Role
 from app.products import expiry
 from app.products.warranty import own_end
 from app.realtime.forget import forget_claims
-from app.users.roles import Role
 
 BULK_ROWS = 1000  # products per multi-row INSERT of an import
 

@@ -10,8 +10,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.models import Claim, ClaimEvent, User
-from app.notifications.states import OutboxState
-from app.users.roles import Role
+from app.models.enums import OutboxState, Role
 
 
 class TimelineKind(StrEnum):

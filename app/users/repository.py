@@ -23,8 +23,8 @@ from app.core.driver_reads import DriverRead
 from app.core.repository import Repository
 from app.errors import Conflict
 from app.models import Claim, Message, Product, Receipt, User
+from app.models.enums import Role
 from app.realtime.forget import forget_claims
-from app.users.roles import Role
 
 # The columns a list item shows (docs/api.md §4); lists select only these.
 LIST_COLUMNS = (

@@ -5,8 +5,8 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, ConfigDict, Field, StrictBool, field_serializer
 
 from app.api.schemas import Email, IsoUtc, Password, RequestModel, ResponseModel
+from app.models.enums import RoleName
 from app.users.repository import normalize_roles
-from app.users.roles import RoleName
 
 PROFILE_PICTURE_PATH = "/api/user/profile-picture/"
 

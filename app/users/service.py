@@ -10,10 +10,10 @@ from app.changes.events import UserChanged, UserDeleted
 from app.errors import Conflict, NotFound
 from app.messages import recipient_reads
 from app.models import User
+from app.models.enums import Role
 from app.storage.storage import Storage, delete_after_commit
 from app.users.pictures import picture_key
 from app.users.repository import UserRepository
-from app.users.roles import Role
 from app.users.schemas import AdminUserPatch
 
 

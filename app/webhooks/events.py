@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.core.clock import iso_utc_z, utc_now
 from app.core.driver_reads import DriverRead
 from app.models import WebhookDelivery, WebhookEndpoint
-from app.notifications.kinds import OutboxKind
+from app.models.enums import OutboxKind
 from app.notifications.outbox import enqueue
 from app.webhooks.signing import new_message_id
 

@@ -12,9 +12,8 @@ from app.core.clock import utc_now
 from app.core.repository import Repository
 from app.errors import NotFound
 from app.models import OutboxItem, WebhookDelivery, WebhookEndpoint
-from app.notifications.kinds import OutboxKind
+from app.models.enums import OutboxKind, OutboxState
 from app.notifications.outbox import enqueue, wake_worker
-from app.notifications.states import OutboxState
 
 S = TypeVar("S", bound=Select)
 

@@ -13,8 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.changes.consequences import Notify, Recording
 from app.changes.dispatch import CONSEQUENCES
 from app.changes.events import ClaimStatusChanged, MessagePosted
-from app.claims.status import ClaimStatus
 from app.models import Claim, Message, OutboxItem, User
+from app.models.enums import ClaimStatus
 
 
 async def notify_message(app: FastAPI, message: Message, to: list[User]) -> None:

@@ -9,8 +9,8 @@ from fastapi import FastAPI
 
 from app.core.security import create_access_token
 from app.models import User
+from app.models.enums import Role
 from app.users.repository import normalize_roles
-from app.users.roles import Role
 
 DEFAULT_PASSWORD = "correct horse battery"
 _counter = itertools.count(1)
