@@ -15,6 +15,7 @@ FastAPI's document is refined in one place, after it is built, so routers stay a
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from fastapi.routing import APIRoute
@@ -145,13 +146,18 @@ def _request_schema_names(schema: dict[str, Any]) -> set[str]:
 
 def _emails(schema: dict[str, Any]) -> None:
     """`format: email` on the email fields of request bodies (responses echo stored, already checked ones)."""
+    for definition in _request_email_fields(schema):
+        for variant in [definition, *definition.get("anyOf", [])]:
+            if variant.get("type") == "string":
+                variant["format"] = "email"
+
+
+def _request_email_fields(schema: dict[str, Any]) -> Iterator[dict[str, Any]]:
     components = schema.get("components", {}).get("schemas", {})
     for name in _request_schema_names(schema):
         for field, definition in components.get(name, {}).get("properties", {}).items():
             if field.lower().endswith("email"):
-                for variant in [definition, *definition.get("anyOf", [])]:
-                    if variant.get("type") == "string":
-                        variant["format"] = "email"
+                yield definition
 
 
 NO_NUL = "^[^\\u0000]*$"  # RequestModel refuses U+0000 in every string
