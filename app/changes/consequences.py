@@ -18,7 +18,7 @@ from app.notifications.outbox import enqueue
 from app.pagecache.cache import invalidate
 from app.realtime.events import publish
 from app.timeline.record import TimelineKind, add_to_timeline
-from app.webhooks import events as webhooks
+from app.webhooks import recording as webhooks
 
 C = TypeVar("C")
 

@@ -1,15 +1,15 @@
 """Every ORM table. Alembic's env imports this module once to see the whole schema."""
 
 from app.models.base import Base
-from app.models.cache import CacheInvalidation
+from app.models.cache_invalidations import CacheInvalidation
 from app.models.calendar import CalendarFeed
 from app.models.claim import Claim, Message, MessageRead
-from app.models.counts import ProductExpiryCount, RowCount
 from app.models.event import Event
 from app.models.inbound import InboundDelivery
-from app.models.outbox import OutboxItem
+from app.models.outbox_items import OutboxItem
 from app.models.product import ExpiryAlert, Product, Receipt, WarrantyExtension
-from app.models.throttle import ThrottleHit
+from app.models.row_counts import ProductExpiryCount, RowCount
+from app.models.throttle_hits import ThrottleHit
 from app.models.timeline import ClaimEvent
 from app.models.user import DeviceToken, PasswordResetToken, RefreshToken, User
 from app.models.webhook import WebhookDelivery, WebhookEndpoint

@@ -59,7 +59,7 @@ class Subscriber:
         # Ids this subscriber got by replay, or that were committed before it connected: never sent live.
         self.skip: frozenset[int] | set[int] = NOTHING
         self.waiter: asyncio.Future[None] | None = None  # set while its stream waits
-        # For the hub's clock (app.realtime.clock), in event-loop time.
+        # For the hub's clock (app.realtime.stream_clock), in event-loop time.
         self.written = asyncio.get_running_loop().time()  # when its stream last wrote
         self.expires_at = float("inf")  # when its token expires
         self.credential_version = 0  # its token's (app/auth/credentials.check_credentials)

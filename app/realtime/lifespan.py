@@ -20,10 +20,10 @@ from app.core.background import finish, pause
 from app.realtime.backends import Backend
 from app.realtime.backends.memory import MemoryBackend
 from app.realtime.backends.postgres import PostgresBackend
-from app.realtime.clock import clock_forever
 from app.realtime.history import prune
 from app.realtime.hub import Hub
 from app.realtime.shutdown import server_exit_flag, watch_exit
+from app.realtime.stream_clock import clock_forever
 from app.realtime.sweep import sweep_forever
 from app.realtime.tail import EventTail
 

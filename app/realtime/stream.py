@@ -3,7 +3,7 @@ heartbeats, until the hub closes the subscriber (its token expired, it lost acce
 the client went away, or the server is stopping).
 
 It runs in the request's own task and waits on the subscriber's one future, which a delivery, the hub's
-clock (a heartbeat due, app.realtime.clock) or `Hub.close_subscriber` resolves. No database session is
+clock (a heartbeat due, app.realtime.stream_clock) or `Hub.close_subscriber` resolves. No database session is
 held while streaming.
 """
 

@@ -15,7 +15,7 @@ from app.core.ids import DIGITS_ONLY, MAX_BIGINT_ID
 from app.dependencies import AdminUser, DeliveryRepo, Pagination, WebhookRepo
 from app.errors import ValidationFailed
 from app.models import WebhookEndpoint
-from app.webhooks.events import TEST_EVENT, body, queue
+from app.webhooks.recording import TEST_EVENT, body, queue
 from app.webhooks.schemas import DeliveryOut, WebhookCreate, WebhookCreated, WebhookOut, WebhookUpdate
 from app.webhooks.signing import new_secret
 

@@ -15,7 +15,7 @@ from app.models import WebhookDelivery
 from app.notifications.delivery import build_worker
 from app.notifications.worker import OutboxWorker
 from app.webhooks.delivery import WebhookDeliverer
-from app.webhooks.events import EVENT_TYPES
+from app.webhooks.recording import EVENT_TYPES
 from tests.factories.users import auth_headers, create_admin
 from tests.webhooks.receiver import Received
 
