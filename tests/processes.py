@@ -46,10 +46,11 @@ class Served:
 
 
 @contextlib.contextmanager
-def uvicorn_process(
-    database_url: str, data_dir: Path, env: dict[str, str] | None = None, *args: str
+def server_process(
+    module: list[str], database_url: str, data_dir: Path, env: dict[str, str] | None = None, *args: str
 ) -> Iterator[Served]:
-    """uvicorn serving the app on a free port of 127.0.0.1, on `database_url`; stopped when the block ends."""
+    """`python -m <module> --host 127.0.0.1 --port <a free port> <args>`, serving the app on `database_url`
+    with `env` on top of the test settings; stopped when the block ends."""
     port = free_port()
     # Not this test process's metrics folder: the server finds its own under its data folder.
     inherited = {name: value for name, value in os.environ.items() if name != "PROMETHEUS_MULTIPROC_DIR"}
@@ -65,16 +66,30 @@ def uvicorn_process(
         "WARRANTY_ARGON2_PARALLELISM": "1",
         **(env or {}),
     }
-    command = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port)]
+    command = [sys.executable, "-m", *module, "--host", "127.0.0.1", "--port", str(port), *args]
     data_dir.mkdir(parents=True, exist_ok=True)
-    output = data_dir / f"uvicorn-{port}.log"
+    output = data_dir / f"{module[0]}-{port}.log"
     with output.open("wb") as log:
-        popen = subprocess.Popen([*command, *args], cwd=ROOT, env=environment, stdout=log, stderr=log)
+        popen = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=log, stderr=log)
     served = Served(f"http://127.0.0.1:{port}", popen, output)
     try:
         yield served
     finally:
         served.stop()
+
+
+def uvicorn_process(
+    database_url: str, data_dir: Path, env: dict[str, str] | None = None, *args: str
+) -> contextlib.AbstractContextManager[Served]:
+    """`uvicorn app.main:app`, as docs/operations.md runs it."""
+    return server_process(["uvicorn", "app.main:app"], database_url, data_dir, env, *args)
+
+
+def serve_process(
+    database_url: str, data_dir: Path, env: dict[str, str] | None = None, *args: str
+) -> contextlib.AbstractContextManager[Served]:
+    """`warranty serve`."""
+    return server_process(["app.cli", "serve"], database_url, data_dir, env, *args)
 
 
 async def until_healthy(served: Served, within: float = 30) -> None:

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import pty
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -16,7 +14,7 @@ import pytest
 from fastapi import FastAPI
 
 from tests.conftest import TEST_SECRET
-from tests.processes import ROOT, Served, free_port, until_healthy, uvicorn_process
+from tests.processes import Served, serve_process, until_healthy, uvicorn_process
 
 
 async def run_cli(
@@ -110,34 +108,6 @@ async def test_serve_refuses_several_workers_on_sqlite(tmp_path: Path) -> None:
     assert "--workers 2 needs PostgreSQL" in result.stderr
 
 
-@contextlib.contextmanager
-def serve_process(database_url: str, data_dir: Path, *args: str) -> Iterator[Served]:
-    """`warranty serve` on a free port of 127.0.0.1; stopped when the block ends."""
-    port = free_port()
-    inherited = {name: value for name, value in os.environ.items() if name != "PROMETHEUS_MULTIPROC_DIR"}
-    env = {
-        **inherited,
-        "WARRANTY_ENV": "test",
-        "WARRANTY_DATABASE_URL": database_url,
-        "WARRANTY_SECRET_KEY": TEST_SECRET,
-        "WARRANTY_DATA_DIR": str(data_dir),
-        "WARRANTY_RUN_WORKER": "false",
-        "WARRANTY_ARGON2_TIME_COST": "1",
-        "WARRANTY_ARGON2_MEMORY_COST": "1024",
-        "WARRANTY_ARGON2_PARALLELISM": "1",
-    }
-    command = [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1", "--port", str(port), *args]
-    data_dir.mkdir(parents=True, exist_ok=True)
-    output = data_dir.parent / f"serve-{port}.log"
-    with output.open("wb") as log:
-        popen = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log)
-    served = Served(f"http://127.0.0.1:{port}", popen, output)
-    try:
-        yield served
-    finally:
-        served.stop()
-
-
 async def _guesses_with_a_new_forwarded_address_each(served: Served, count: int) -> list[int]:
     """Wrong passwords for one email from 127.0.0.1, each claiming another client in X-Forwarded-For."""
     await until_healthy(served)
@@ -159,7 +129,7 @@ async def test_serve_lets_no_client_choose_its_address(
     """uvicorn trusts X-Forwarded-For from loopback unless told not to; `warranty serve` leaves it to
     WARRANTY_TRUSTED_PROXIES (none here), with several workers too (on PostgreSQL)."""
     workers = "1" if database_url.startswith("sqlite") else "2"
-    with serve_process(database_url, tmp_path / "data", "--workers", workers) as served:
+    with serve_process(database_url, tmp_path / "data", {}, "--workers", workers) as served:
         statuses = await _guesses_with_a_new_forwarded_address_each(served, 7)
 
     assert statuses == [401] * 5 + [429] * 2

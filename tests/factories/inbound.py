@@ -19,6 +19,8 @@ WEBHOOK_SECRET = "provider-webhook-secret"
 RAW_INBOUND_SECRET = "a-raw-standard-webhooks-secret"
 WHSEC_KEY = b"\x01\x02 sixteen+ key bytes \xff\xfe"
 WHSEC_SECRET = "whsec_" + base64.b64encode(WHSEC_KEY).decode()
+# The settings that check what `post_provider` and `post_standard` sign: spread into a settings mark.
+SECRETS: dict[str, Any] = {"webhook_secret": WEBHOOK_SECRET, "inbound_secret": RAW_INBOUND_SECRET}
 
 REPLY = (
     "Yes, the part arrived.\n\n"
@@ -117,6 +119,29 @@ def postmark(
 def generic(sender: str, to: str, *, text: str = REPLY, html: str = "", **extra: Any) -> dict[str, Any]:
     """Format (c): `{from, to, subject, text, html, headers?, attachments?}`."""
     return {"from": sender, "to": to, "subject": "Re: claim", "text": text, "html": html, **extra}
+
+
+FORMATS = ["provider", "postmark", "generic"]
+
+
+def email_in(
+    fmt: str,
+    sender: str,
+    to: str,
+    *,
+    headers: dict[str, str] | list[dict[str, str]] | None = None,
+    **fields: Any,
+) -> dict[str, Any]:
+    """An email to `to` in one of the FORMATS; `headers` given as a dict are listed for Postmark."""
+    if fmt == "provider":
+        return provider_event(sender, [to], headers=headers, **fields)
+    if fmt == "postmark":
+        if isinstance(headers, dict):
+            headers = [{"Name": name, "Value": value} for name, value in headers.items()]
+        return postmark(sender, to, headers=headers, **fields)
+    if headers is not None:
+        fields["headers"] = headers
+    return generic(sender, to, **fields)
 
 
 def body_of(payload: object) -> bytes:

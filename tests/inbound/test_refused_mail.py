@@ -12,30 +12,20 @@ import pytest
 from fastapi import FastAPI
 
 from app.models import Claim, User
-from tests.factories.claims import create_claim
 from tests.factories.inbound import (
-    RAW_INBOUND_SECRET,
-    WEBHOOK_SECRET,
+    SECRETS,
     claim_address,
     generic,
     post_provider,
     post_standard,
     provider_event,
 )
-from tests.factories.products import create_product
-from tests.factories.users import auth_headers, create_supplier, create_user
+from tests.factories.users import auth_headers, create_user
+from tests.inbound.support import CUSTOMER, make_claim
 from tests.metrics.scrape import scrape, value
 
-CUSTOMER = "ann@example.com"
-pytestmark = pytest.mark.settings(webhook_secret=WEBHOOK_SECRET, inbound_secret=RAW_INBOUND_SECRET)
+pytestmark = pytest.mark.settings(**SECRETS)
 AUTO_REPLY = {"Auto-Submitted": "auto-replied"}
-
-
-async def _claim(app: FastAPI, status: str = "open") -> tuple[User, Claim]:
-    customer = await create_user(app, email=CUSTOMER, name="Ann")
-    supplier = await create_supplier(app, email="sam@supplier.example", name="Sam")
-    product = await create_product(app, customer)
-    return customer, await create_claim(app, product, supplier=supplier, status=status)
 
 
 async def _timeline(app: FastAPI, client: httpx.AsyncClient, claim: Claim, reader: User) -> list[Any]:
@@ -53,7 +43,7 @@ def _inbound(entries: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
 async def test_a_strangers_auto_replies_leave_nothing_on_the_claim(
     app: FastAPI, client: httpx.AsyncClient, stranger: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    customer, claim = await _claim(app)
+    customer, _supplier, claim = await make_claim(app)
     if stranger == "registered":  # a user of the service, but not of this claim
         stranger = (await create_user(app, email="eve@example.com")).email
     before = value(await scrape(client), "warranty_inbound_ignored_total", reason="automated")
@@ -71,15 +61,11 @@ async def test_a_strangers_auto_replies_leave_nothing_on_the_claim(
     assert sum("automated" in record.getMessage() for record in caplog.records) == 3
 
 
-@pytest.mark.settings(
-    webhook_secret=WEBHOOK_SECRET,
-    inbound_secret=RAW_INBOUND_SECRET,
-    inbound_authserv_ids=["mx.provider.example"],
-)
+@pytest.mark.settings(**SECRETS, inbound_authserv_ids=["mx.provider.example"])
 async def test_an_unauthenticated_email_claiming_the_customer_leaves_nothing(
     app: FastAPI, client: httpx.AsyncClient
 ) -> None:
-    customer, claim = await _claim(app)
+    customer, _supplier, claim = await make_claim(app)
     headers = {**AUTO_REPLY, "Authentication-Results": "mx.provider.example; dkim=none"}
 
     response = await post_provider(client, generic(CUSTOMER, claim_address(claim.id), headers=headers))
@@ -91,7 +77,7 @@ async def test_an_unauthenticated_email_claiming_the_customer_leaves_nothing(
 async def test_a_participants_auto_reply_shows_once_however_often_it_is_delivered(
     app: FastAPI, client: httpx.AsyncClient
 ) -> None:
-    customer, claim = await _claim(app)
+    customer, _supplier, claim = await make_claim(app)
     payload = generic(CUSTOMER, claim_address(claim.id), text="Out of office.", headers=AUTO_REPLY)
 
     answers = [(await post_provider(client, payload)).json() for _ in range(2)]
@@ -103,7 +89,7 @@ async def test_a_participants_auto_reply_shows_once_however_often_it_is_delivere
 async def test_a_participants_email_to_a_closed_claim_shows_once(
     app: FastAPI, client: httpx.AsyncClient
 ) -> None:
-    customer, claim = await _claim(app, status="closed")
+    customer, _supplier, claim = await make_claim(app, status="closed")
     payload = generic(CUSTOMER, claim_address(claim.id), text="Any news?", message_id="<m-1@example.com>")
 
     answers = [(await post_provider(client, payload)).json()["status"] for _ in range(2)]
@@ -112,13 +98,11 @@ async def test_a_participants_email_to_a_closed_claim_shows_once(
     assert _inbound(await _timeline(app, client, claim, customer)) == [("inbound.ignored", "claim_closed")]
 
 
-@pytest.mark.settings(
-    inbound_secret=RAW_INBOUND_SECRET, resend_api_key="re_key", resend_api_url="http://127.0.0.1:9"
-)
+@pytest.mark.settings(**SECRETS, resend_api_key="re_key", resend_api_url="http://127.0.0.1:9")
 async def test_an_event_naming_no_resend_email_is_counted_and_leaves_nothing(
     app: FastAPI, client: httpx.AsyncClient
 ) -> None:
-    customer, claim = await _claim(app)
+    customer, _supplier, claim = await make_claim(app)
     event = provider_event(CUSTOMER, [claim_address(claim.id)], email_id="../../emails/someone-elses")
     del event["data"]["text"], event["data"]["html"]  # metadata only: the body would be asked of Resend
     before = value(await scrape(client), "warranty_inbound_ignored_total", reason="invalid_provider_id")

@@ -17,17 +17,15 @@ from app.models import Claim, Message
 from app.notifications.delivery import build_worker
 from app.notifications.email import SmtpSender
 from app.notifications.render import REPLY_MARKER
-from tests.factories.claims import create_claim, create_message
-from tests.factories.inbound import RAW_INBOUND_SECRET, WEBHOOK_SECRET, claim_address, generic, post_standard
+from tests.factories.claims import create_message
+from tests.factories.inbound import SECRETS, claim_address, generic, post_standard
 from tests.factories.notifications import notify_message
-from tests.factories.products import create_product
-from tests.factories.users import create_supplier, create_user
+from tests.inbound.support import CUSTOMER, make_claim
 from tests.notifications.servers import Inbox, free_port
 
-pytestmark = pytest.mark.settings(webhook_secret=WEBHOOK_SECRET, inbound_secret=RAW_INBOUND_SECRET)
+pytestmark = pytest.mark.settings(**SECRETS)
 
 SMTP_PORT = free_port()
-CUSTOMER = "ann@example.com"
 ANSWER = "Monday works for me.\nI will be home all day."
 WHEN = "Tue, Nov 24, 2026 at 11:30 AM"
 OURS = "Warranty <notifications@warranty.local>"
@@ -42,9 +40,7 @@ def inbox() -> Iterator[Inbox]:
 
 
 async def _email_we_sent(app: FastAPI, inbox: Inbox) -> tuple[Claim, EmailMessage]:
-    customer = await create_user(app, email=CUSTOMER, name="Ann")
-    supplier = await create_supplier(app, email="sam@supplier.example", name="Sam")
-    claim = await create_claim(app, await create_product(app, customer, name="Kettle"), supplier=supplier)
+    customer, supplier, claim = await make_claim(app, name="Kettle")
     message = await create_message(app, claim, supplier, body="We shipped the part.\nIt arrives Monday.")
     await notify_message(app, message, [customer])
     mailer = SmtpSender(f"smtp://127.0.0.1:{SMTP_PORT}", timeout=5)

@@ -7,15 +7,11 @@ from __future__ import annotations
 import httpx
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import select
 
 from app.inbound.reply import OurAddresses, reply_from_html, reply_from_text
-from app.models import Message
 from app.notifications.render import REPLY_MARKER
-from tests.factories.claims import create_claim
-from tests.factories.inbound import RAW_INBOUND_SECRET, WEBHOOK_SECRET, claim_address, generic, post_standard
-from tests.factories.products import create_product
-from tests.factories.users import create_supplier, create_user
+from tests.factories.inbound import SECRETS, claim_address, generic, post_standard
+from tests.inbound.support import bodies_of, make_claim
 
 ATTRIBUTION = "On Mon, Apr 2, 2026 at 6:26 PM Sam <sam@supplier.example> wrote:"
 OURS = OurAddresses(sender="notifications@warranty.local", mail_domain="warranty.local")
@@ -205,14 +201,12 @@ def test_proton_and_zoho_containers_keep_the_answer_below_their_quote() -> None:
 # --- through the webhook
 
 
-@pytest.mark.settings(webhook_secret=WEBHOOK_SECRET, inbound_secret=RAW_INBOUND_SECRET)
+@pytest.mark.settings(**SECRETS)
 @pytest.mark.parametrize("part", ["text", "html"])
 async def test_an_interleaved_reply_becomes_the_answers_only(
     app: FastAPI, client: httpx.AsyncClient, part: str
 ) -> None:
-    customer = await create_user(app, email="ann@example.com", name="Ann")
-    supplier = await create_supplier(app, email="sam@supplier.example", name="Sam")
-    claim = await create_claim(app, await create_product(app, customer), supplier=supplier)
+    customer, _supplier, claim = await make_claim(app)
     text = f"{ATTRIBUTION}\n{_quoted('When did you buy it?')}\nIn March.\n{_quoted('Box?')}\nYes.\n"
     html = (
         f'<div class="gmail_quote">{GMAIL_ATTRIBUTION}{GMAIL_QUOTE}When did you buy it?</blockquote>'
@@ -224,6 +218,4 @@ async def test_an_interleaved_reply_becomes_the_answers_only(
 
     assert response.status_code == 200, response.text
     assert response.json()["status"] == "processed"
-    async with app.state.sessionmaker() as session:
-        bodies = (await session.scalars(select(Message.body).where(Message.claim_id == claim.id))).all()
-    assert list(bodies) == ["In March.\nYes."]
+    assert await bodies_of(app, claim.id) == ["In March.\nYes."]

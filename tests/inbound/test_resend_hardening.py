@@ -4,54 +4,23 @@ addresses, the checked address connected), and answers are read up to their limi
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import select
 
-from app.models import Claim, Message
-from tests.factories.claims import create_claim
-from tests.factories.inbound import (
-    RAW_INBOUND_SECRET,
-    WEBHOOK_SECRET,
-    claim_address,
-    post_provider,
-    post_standard,
-)
-from tests.factories.products import create_product
-from tests.factories.users import create_supplier, create_user
+from app.models import Claim
+from tests.factories.inbound import SECRETS, claim_address, post_provider, post_standard
 from tests.helpers import assert_error
-from tests.inbound.resend_server import API_KEY, FLOOD, Flood, ResendApi, tls_contexts
-from tests.notifications.servers import free_port
+from tests.inbound.resend_server import FLOOD, Flood, ResendApi
+from tests.inbound.support import CUSTOMER, PDF, RESEND, messages_of, new_claim
 
-RESEND_PORT = free_port()
-CUSTOMER = "ann@example.com"
-PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
 SMALL = 256 * 1024  # the answer limits these tests set
 HUNG_UP_BY = FLOOD // 2  # a reader that stops at its limit leaves most of a flood unsent
 
-SETTINGS: dict[str, Any] = {
-    "webhook_secret": WEBHOOK_SECRET,
-    "inbound_secret": RAW_INBOUND_SECRET,
-    "resend_api_url": f"http://127.0.0.1:{RESEND_PORT}",
-    "resend_api_key": API_KEY,
-    "resend_timeout": 5.0,
-    "webhook_allow_private": True,  # the stand-in's files are on localhost
-}
+SETTINGS: dict[str, Any] = {**SECRETS, **RESEND, "resend_timeout": 5.0}
 pytestmark = pytest.mark.settings(**SETTINGS)
-
-
-@pytest.fixture
-def resend(monkeypatch: pytest.MonkeyPatch) -> Iterator[ResendApi]:
-    server_tls, client_tls = tls_contexts()
-    monkeypatch.setattr("app.inbound.downloads._tls", lambda: client_tls)
-    server = ResendApi(RESEND_PORT, files_tls=server_tls)
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture
@@ -68,17 +37,6 @@ def dialled(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(httpx.AsyncHTTPTransport, "handle_async_request", guarded)
     return hosts
-
-
-async def _claim(app: FastAPI) -> Claim:
-    customer = await create_user(app, email=CUSTOMER, name="Ann")
-    supplier = await create_supplier(app, email="sam@supplier.example", name="Sam")
-    return await create_claim(app, await create_product(app, customer), supplier=supplier)
-
-
-async def _messages(app: FastAPI, claim: Claim) -> list[Message]:
-    async with app.state.sessionmaker() as session:
-        return list(await session.scalars(select(Message).where(Message.claim_id == claim.id)))
 
 
 def _email(resend: ResendApi, claim: Claim, **fields: Any) -> str:
@@ -107,7 +65,7 @@ NOT_IDS = [
 async def test_an_email_id_that_is_not_an_id_reaches_no_resend_endpoint(
     app: FastAPI, client: httpx.AsyncClient, resend: ResendApi, email_id: str, path: str
 ) -> None:
-    claim = await _claim(app)
+    claim = await new_claim(app)
     event = resend.event(_email(resend, claim))
     event["data"]["email_id"] = email_id
 
@@ -116,14 +74,14 @@ async def test_an_email_id_that_is_not_an_id_reaches_no_resend_endpoint(
     assert response.status_code == 200, response.text
     assert response.json() == {"status": "ignored", "reason": "invalid_provider_id"}
     assert resend.requests == []
-    assert await _messages(app, claim) == []
+    assert await messages_of(app, claim.id) == []
 
 
 @pytest.mark.parametrize("email_id", ["a" * 100, "re_AbC-12_x", "4ef9a417-02e9-4d39-ad75-9611e0fcc33c"])
 async def test_ids_of_letters_digits_dashes_and_underscores_are_fetched(
     app: FastAPI, client: httpx.AsyncClient, resend: ResendApi, email_id: str
 ) -> None:
-    claim = await _claim(app)
+    claim = await new_claim(app)
 
     response = await post_standard(client, resend.event(_email(resend, claim, email_id=email_id)))
 
@@ -134,14 +92,14 @@ async def test_ids_of_letters_digits_dashes_and_underscores_are_fetched(
 async def test_an_attachment_id_that_is_not_an_id_is_not_requested(
     app: FastAPI, client: httpx.AsyncClient, resend: ResendApi
 ) -> None:
-    claim = await _claim(app)
+    claim = await new_claim(app)
     email_id = _email(resend, claim)
     resend.emails[email_id]["attachments"][0]["id"] = "../../../api-keys?x="
 
     response = await post_standard(client, resend.event(email_id))
 
     assert response.json()["status"] == "processed", response.text
-    [message] = await _messages(app, claim)
+    [message] = await messages_of(app, claim.id)
     assert (message.body, message.attachment_key) == ("Fits.", None)
     assert [path for path, _auth in resend.requests] == [f"/emails/receiving/{email_id}"]
 
@@ -152,12 +110,12 @@ async def test_an_attachment_id_that_is_not_an_id_is_not_requested(
 async def test_an_https_download_url_on_an_allowed_address_is_fetched_with_the_host_name_kept(
     app: FastAPI, client: httpx.AsyncClient, resend: ResendApi, dialled: list[str]
 ) -> None:
-    claim = await _claim(app)
+    claim = await new_claim(app)
 
     response = await post_standard(client, resend.event(_email(resend, claim)))
 
     assert response.json()["status"] == "processed", response.text
-    [message] = await _messages(app, claim)
+    [message] = await messages_of(app, claim.id)
     assert await app.state.storage.read(message.attachment_key) == PDF
     assert "localhost" not in dialled  # the checked address is connected, the name kept for TLS
 
@@ -178,14 +136,14 @@ REFUSED = [
 async def test_a_refused_download_url_is_not_requested_and_the_text_is_posted(
     app: FastAPI, client: httpx.AsyncClient, resend: ResendApi, dialled: list[str], base: str
 ) -> None:
-    claim = await _claim(app)
+    claim = await new_claim(app)
     resend.download_base = base.format(api_port=resend.port, files_port=resend.files_port)
 
     response = await post_standard(client, resend.event(_email(resend, claim)))
 
     assert response.status_code == 200, response.text
     assert response.json()["status"] == "processed"
-    [message] = await _messages(app, claim)
+    [message] = await messages_of(app, claim.id)
     assert (message.body, message.attachment_key) == ("Fits.", None)
     assert not [path for path, _auth in resend.requests if path.startswith("/files/")]
     assert set(dialled) == {"127.0.0.1"}  # Resend's API (the stand-in) only
@@ -200,14 +158,14 @@ async def test_a_refused_download_url_is_not_requested_and_the_text_is_posted(
 async def test_an_oversized_api_answer_is_a_503_and_is_not_read_to_its_end(
     app: FastAPI, client: httpx.AsyncClient, resend: ResendApi, answer: str, flood: Flood
 ) -> None:
-    claim = await _claim(app)
+    claim = await new_claim(app)
     resend.oversized[answer] = flood
 
     response = await post_standard(client, resend.event(_email(resend, claim)))
 
     assert_error(response, 503, "SERVICE_UNAVAILABLE")  # like any unreadable answer: Resend retries
     assert resend.sent < HUNG_UP_BY
-    assert await _messages(app, claim) == []
+    assert await messages_of(app, claim.id) == []
 
 
 @pytest.mark.settings(**SETTINGS, max_inbound_attachment_size=SMALL)
@@ -215,12 +173,12 @@ async def test_an_oversized_api_answer_is_a_503_and_is_not_read_to_its_end(
 async def test_an_oversized_file_is_dropped_and_is_not_read_to_its_end(
     app: FastAPI, client: httpx.AsyncClient, resend: ResendApi, flood: Flood
 ) -> None:
-    claim = await _claim(app)
+    claim = await new_claim(app)
     resend.oversized["file"] = flood
 
     response = await post_standard(client, resend.event(_email(resend, claim)))
 
     assert response.json()["status"] == "processed", response.text
-    [message] = await _messages(app, claim)
+    [message] = await messages_of(app, claim.id)
     assert (message.body, message.attachment_key) == ("Fits.", None)
     assert resend.sent < HUNG_UP_BY

@@ -16,47 +16,28 @@ from sqlalchemy import select
 
 from app.config import Settings
 from app.main import create_app
-from app.models import Claim, Event, InboundDelivery, Message, OutboxItem, User
-from tests.factories.claims import create_claim
+from app.models import Event, InboundDelivery, OutboxItem
 from tests.factories.inbound import (
-    RAW_INBOUND_SECRET,
+    FORMATS,
     REPLY_HTML,
     REPLY_TEXT,
-    WEBHOOK_SECRET,
+    SECRETS,
     attachment_item,
     claim_address,
+    email_in,
     generic,
     post_provider,
     post_standard,
-    postmark,
-    provider_event,
 )
-from tests.factories.products import create_product
-from tests.factories.users import create_admin, create_supplier, create_user
+from tests.factories.users import create_admin, create_user
 from tests.helpers import assert_error
+from tests.inbound.support import CUSTOMER, PDF, SUPPLIER, make_claim, messages_of
 
-pytestmark = pytest.mark.settings(webhook_secret=WEBHOOK_SECRET, inbound_secret=RAW_INBOUND_SECRET)
-
-CUSTOMER = "ann@example.com"
-SUPPLIER = "sam@supplier.example"
-
-
-async def make_claim(
-    app: FastAPI, *, status: str = "open", assigned: bool = True
-) -> tuple[User, User, Claim]:
-    customer = await create_user(app, email=CUSTOMER, name="Ann")
-    supplier = await create_supplier(app, email=SUPPLIER, name="Sam")
-    product = await create_product(app, customer)
-    claim = await create_claim(app, product, supplier=supplier if assigned else None, status=status)
-    return customer, supplier, claim
+pytestmark = pytest.mark.settings(**SECRETS)
 
 
 def build(fmt: str, sender: str, claim_id: int, **fields: Any) -> dict[str, Any]:
-    if fmt == "provider":
-        return provider_event(sender, [claim_address(claim_id)], **fields)
-    if fmt == "postmark":
-        return postmark(sender, claim_address(claim_id), **fields)
-    return generic(sender, claim_address(claim_id), **fields)
+    return email_in(fmt, sender, claim_address(claim_id), **fields)
 
 
 async def deliver(client: httpx.AsyncClient, path: str, payload: object, **kwargs: Any) -> httpx.Response:
@@ -65,17 +46,11 @@ async def deliver(client: httpx.AsyncClient, path: str, payload: object, **kwarg
     return await post_standard(client, payload, **kwargs)
 
 
-async def messages_of(app: FastAPI, claim_id: int) -> list[Message]:
-    async with app.state.sessionmaker() as session:
-        return list((await session.scalars(select(Message).where(Message.claim_id == claim_id))).all())
-
-
 async def rows(app: FastAPI, model: type[Any]) -> list[Any]:
     async with app.state.sessionmaker() as session:
         return list((await session.scalars(select(model))).all())
 
 
-FORMATS = ["provider", "postmark", "generic"]
 PATHS = ["provider", "standard"]
 
 
@@ -144,9 +119,6 @@ def webp_bytes() -> bytes:
     return buffer.getvalue()
 
 
-PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
-
-
 @pytest.mark.parametrize("fmt", FORMATS)
 async def test_the_first_allowed_attachment_is_kept(
     app: FastAPI, client: httpx.AsyncClient, fmt: str
@@ -201,9 +173,7 @@ async def test_an_attachment_alone_is_a_message(app: FastAPI, client: httpx.Asyn
     )
 
 
-@pytest.mark.settings(
-    webhook_secret=WEBHOOK_SECRET, inbound_secret=RAW_INBOUND_SECRET, max_inbound_attachment_size=len(PDF) - 1
-)
+@pytest.mark.settings(**SECRETS, max_inbound_attachment_size=len(PDF) - 1)
 async def test_an_attachment_over_the_limit_is_ignored(app: FastAPI, client: httpx.AsyncClient) -> None:
     _customer, _supplier, claim = await make_claim(app)
     payload = build(
@@ -446,8 +416,7 @@ async def test_a_database_failure_is_a_5xx_so_the_provider_retries(
 ) -> None:
     # A database without the schema: every query fails, as when the database is unavailable.
     settings = make_settings(
-        webhook_secret=WEBHOOK_SECRET,
-        inbound_secret=RAW_INBOUND_SECRET,
+        **SECRETS,
         database_url=f"sqlite+aiosqlite:///{tmp_path / 'no-schema.db'}",
     )
     application = create_app(settings)

@@ -10,71 +10,39 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from pydantic import ValidationError
-from sqlalchemy import select
 
 from app.config import Settings
-from app.models import Claim, Message
-from tests.factories.claims import create_claim
-from tests.factories.inbound import (
-    RAW_INBOUND_SECRET,
-    WEBHOOK_SECRET,
-    claim_address,
-    generic,
-    post_standard,
-    postmark,
-    provider_event,
-)
-from tests.factories.products import create_product
-from tests.factories.users import create_supplier, create_user
+from app.models import Claim
+from tests.factories.inbound import FORMATS, SECRETS, claim_address, email_in, post_standard
+from tests.inbound.support import CUSTOMER, bodies_of, messages_of, new_claim
 
 PROVIDER = "mx.provider.example"
-CUSTOMER = "ann@example.com"
-SECRETS: dict[str, Any] = {"webhook_secret": WEBHOOK_SECRET, "inbound_secret": RAW_INBOUND_SECRET}
 pytestmark = pytest.mark.settings(**SECRETS, inbound_authserv_ids=[PROVIDER, "arc.relay.example"])
 NOT_AUTHENTICATED = {"status": "ignored", "reason": "sender_not_authenticated"}
-FORMATS = ["provider", "postmark", "generic"]
-
-
-async def _claim(app: FastAPI) -> Claim:
-    customer = await create_user(app, email=CUSTOMER, name="Ann")
-    supplier = await create_supplier(app, email="sam@supplier.example", name="Sam")
-    return await create_claim(app, await create_product(app, customer), supplier=supplier)
 
 
 def _email(fmt: str, claim: Claim, headers: dict[str, str], sender: str = f"Ann <{CUSTOMER}>") -> Any:
-    to = claim_address(claim.id)
-    if fmt == "postmark":
-        listed = [{"Name": name, "Value": value} for name, value in headers.items()]
-        return postmark(sender, to, text="It still rattles.", headers=listed)
-    if fmt == "provider":
-        listed = [{"name": name, "value": value} for name, value in headers.items()]
-        return provider_event(sender, [to], text="It still rattles.", headers=listed)
-    return generic(sender, to, text="It still rattles.", headers=headers)
-
-
-async def _messages(app: FastAPI, claim: Claim) -> list[Message]:
-    async with app.state.sessionmaker() as session:
-        return list(await session.scalars(select(Message).where(Message.claim_id == claim.id)))
+    return email_in(fmt, sender, claim_address(claim.id), text="It still rattles.", headers=headers)
 
 
 async def _refused(app: FastAPI, client: httpx.AsyncClient, fmt: str, headers: dict[str, str]) -> None:
-    claim = await _claim(app)
+    claim = await new_claim(app)
 
     response = await post_standard(client, _email(fmt, claim, headers))
 
     assert response.status_code == 200, response.text
     assert response.json() == NOT_AUTHENTICATED
-    assert await _messages(app, claim) == []
+    assert await messages_of(app, claim.id) == []
 
 
 async def _posted(app: FastAPI, client: httpx.AsyncClient, fmt: str, headers: dict[str, str]) -> None:
-    claim = await _claim(app)
+    claim = await new_claim(app)
 
     response = await post_standard(client, _email(fmt, claim, headers))
 
     assert response.status_code == 200, response.text
     assert response.json()["status"] == "processed", response.text
-    assert [message.body for message in await _messages(app, claim)] == ["It still rattles."]
+    assert await bodies_of(app, claim.id) == ["It still rattles."]
 
 
 # --- The attacker's emails
@@ -104,7 +72,7 @@ async def test_an_arc_pass_naming_a_listed_sealer_counts_only_when_the_chain_ver
 ) -> None:
     """Anyone can write an ARC-Authentication-Results naming any server: the provider's own arc=pass
     (the seal verified) is what makes the sealer's results worth reading."""
-    claim = await _claim(app)
+    claim = await new_claim(app)
     arc = "i=2; arc.relay.example; dmarc=pass header.from=example.com"
     forwarded = f"{PROVIDER}; dmarc=fail header.from=example.com"
 
@@ -136,37 +104,29 @@ async def test_a_listed_provider_saying_dmarc_pass_is_posted(
 
 
 @pytest.mark.parametrize(
-    "results",
+    ("results", "proven"),
     [
-        "spf=pass smtp.mailfrom=ann@example.com; dmarc=none header.from=example.com",
-        "spf=pass smtp.mailfrom=bounces.example.com",  # no DMARC result at all
-        "dkim=pass header.i=@mail.example.com; spf=fail smtp.mailfrom=other.example; dmarc=none",
-        "dkim=fail header.d=example.com; dkim=pass header.d=EXAMPLE.com; dmarc=none",
+        # An aligned pass is enough where the domain publishes no DMARC.
+        ("spf=pass smtp.mailfrom=ann@example.com; dmarc=none header.from=example.com", True),
+        ("spf=pass smtp.mailfrom=bounces.example.com", True),  # no DMARC result at all
+        ("dkim=pass header.i=@mail.example.com; spf=fail smtp.mailfrom=other.example; dmarc=none", True),
+        ("dkim=fail header.d=example.com; dkim=pass header.d=EXAMPLE.com; dmarc=none", True),
+        # Results that do not prove the From domain.
+        ("dmarc=fail; spf=pass smtp.mailfrom=example.com; dkim=pass header.d=example.com", False),
+        ("dmarc=temperror; spf=pass smtp.mailfrom=example.com", False),
+        ("dmarc=pass header.from=elsewhere.example", False),  # DMARC judged another From than the one we read
+        ("spf=pass smtp.mailfrom=attacker.example; dmarc=none", False),  # not aligned
+        ("dkim=pass header.d=example.com.attacker.example; dmarc=none", False),
+        ("dkim=pass header.d=com; dmarc=none", False),  # a suffix is nobody's organisation
+        ("spf=softfail smtp.mailfrom=example.com; dkim=neutral header.d=example.com", False),
+        ("none", False),
     ],
 )
-async def test_an_aligned_pass_is_enough_where_the_domain_publishes_no_dmarc(
-    app: FastAPI, client: httpx.AsyncClient, results: str
+async def test_listed_results_post_the_email_only_when_they_prove_its_from_domain(
+    app: FastAPI, client: httpx.AsyncClient, results: str, proven: bool
 ) -> None:
-    await _posted(app, client, "generic", {"Authentication-Results": f"{PROVIDER}; {results}"})
-
-
-@pytest.mark.parametrize(
-    "results",
-    [
-        "dmarc=fail; spf=pass smtp.mailfrom=example.com; dkim=pass header.d=example.com",
-        "dmarc=temperror; spf=pass smtp.mailfrom=example.com",
-        "dmarc=pass header.from=elsewhere.example",  # DMARC judged another From than the one we read
-        "spf=pass smtp.mailfrom=attacker.example; dmarc=none",  # not aligned
-        "dkim=pass header.d=example.com.attacker.example; dmarc=none",
-        "dkim=pass header.d=com; dmarc=none",  # a suffix is nobody's organisation
-        "spf=softfail smtp.mailfrom=example.com; dkim=neutral header.d=example.com",
-        "none",
-    ],
-)
-async def test_results_that_do_not_prove_the_from_domain_are_refused(
-    app: FastAPI, client: httpx.AsyncClient, results: str
-) -> None:
-    await _refused(app, client, "generic", {"Authentication-Results": f"{PROVIDER}; {results}"})
+    check = _posted if proven else _refused
+    await check(app, client, "generic", {"Authentication-Results": f"{PROVIDER}; {results}"})
 
 
 @pytest.mark.parametrize(
@@ -190,7 +150,7 @@ async def test_results_from_a_server_that_is_not_listed_are_not_believed(
 async def test_without_require_auth_only_listed_failures_refuse(
     app: FastAPI, client: httpx.AsyncClient
 ) -> None:
-    claim = await _claim(app)
+    claim = await new_claim(app)
     unlisted = {"Authentication-Results": "mx.elsewhere.example; dmarc=fail", "Received-SPF": "fail"}
     listed = {"Authentication-Results": f"{PROVIDER}; dmarc=fail header.from=example.com"}
 

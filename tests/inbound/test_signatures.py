@@ -8,6 +8,7 @@ import pytest
 from app.core.clock import frozen_time
 from tests.factories.inbound import (
     RAW_INBOUND_SECRET,
+    SECRETS,
     WEBHOOK_SECRET,
     WHSEC_KEY,
     WHSEC_SECRET,
@@ -18,7 +19,7 @@ from tests.factories.inbound import (
 )
 from tests.helpers import assert_error
 
-pytestmark = pytest.mark.settings(webhook_secret=WEBHOOK_SECRET, inbound_secret=RAW_INBOUND_SECRET)
+pytestmark = pytest.mark.settings(**SECRETS)
 
 NOW = datetime(2026, 1, 5, 10, 13, tzinfo=UTC)
 TS = int(NOW.timestamp())

@@ -10,15 +10,13 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import select
 
 from app.core.clock import frozen_time, utc_now
 from app.inbound import deliveries
-from app.models import Claim, Message
-from tests.factories.claims import create_claim
+from app.models import Claim
 from tests.factories.inbound import (
-    RAW_INBOUND_SECRET,
-    WEBHOOK_SECRET,
+    FORMATS,
+    SECRETS,
     claim_address,
     generic,
     post_provider,
@@ -26,29 +24,16 @@ from tests.factories.inbound import (
     postmark,
     provider_event,
 )
-from tests.factories.products import create_product
-from tests.factories.users import create_supplier, create_user
+from tests.inbound.support import CUSTOMER, bodies_of, messages_of, new_claim
 
-CUSTOMER = "ann@example.com"
-pytestmark = pytest.mark.settings(webhook_secret=WEBHOOK_SECRET, inbound_secret=RAW_INBOUND_SECRET)
+pytestmark = pytest.mark.settings(**SECRETS)
 STALE = {"status": "ignored", "reason": "stale"}
-
-
-async def _claim(app: FastAPI) -> Claim:
-    customer = await create_user(app, email=CUSTOMER, name="Ann")
-    supplier = await create_supplier(app, email="sam@supplier.example", name="Sam")
-    return await create_claim(app, await create_product(app, customer), supplier=supplier)
-
-
-async def _messages(app: FastAPI, claim: Claim) -> list[Message]:
-    async with app.state.sessionmaker() as session:
-        return list(await session.scalars(select(Message).where(Message.claim_id == claim.id)))
 
 
 async def test_a_signed_delivery_replayed_after_the_window_makes_no_second_message(
     app: FastAPI, client: httpx.AsyncClient
 ) -> None:
-    claim = await _claim(app)
+    claim = await new_claim(app)
     sent = utc_now() - timedelta(days=8)
     payload = generic(
         CUSTOMER, claim_address(claim.id), text="It rattles.", headers={"Date": format_datetime(sent)}
@@ -63,7 +48,7 @@ async def test_a_signed_delivery_replayed_after_the_window_makes_no_second_messa
 
     assert replay.status_code == 200
     assert replay.json() == STALE
-    assert [message.body for message in await _messages(app, claim)] == ["It rattles."]
+    assert await bodies_of(app, claim.id) == ["It rattles."]
 
 
 def _dated(fmt: str, claim: Claim, date: str) -> dict[str, Any]:
@@ -79,18 +64,18 @@ def _dated(fmt: str, claim: Claim, date: str) -> dict[str, Any]:
     return generic(CUSTOMER, to, text="It rattles.", headers=[{"name": "Date", "value": date}])
 
 
-@pytest.mark.parametrize("fmt", ["provider", "postmark", "generic"])
+@pytest.mark.parametrize("fmt", FORMATS)
 async def test_each_format_dated_before_the_window_is_stale(
     app: FastAPI, client: httpx.AsyncClient, fmt: str
 ) -> None:
-    claim = await _claim(app)
+    claim = await new_claim(app)
     old = utc_now() - timedelta(days=7, hours=1)
     date = old.isoformat() if fmt == "provider" else format_datetime(old)
 
     response = await post_standard(client, _dated(fmt, claim, date))
 
     assert response.json() == STALE
-    assert await _messages(app, claim) == []
+    assert await messages_of(app, claim.id) == []
 
 
 @pytest.mark.parametrize(
@@ -107,7 +92,7 @@ async def test_each_format_dated_before_the_window_is_stale(
 async def test_a_date_that_cannot_be_read_or_is_recent_is_not_stale(
     app: FastAPI, client: httpx.AsyncClient, date: str
 ) -> None:
-    claim = await _claim(app)
+    claim = await new_claim(app)
 
     response = await post_provider(client, _dated("generic", claim, date))
 
@@ -119,7 +104,7 @@ async def test_the_providers_timestamp_outweighs_the_senders_clock(
     app: FastAPI, client: httpx.AsyncClient
 ) -> None:
     """Resend's `created_at` is when Resend received the email; the Date header is the sender's clock."""
-    claim = await _claim(app)
+    claim = await new_claim(app)
     payload = _dated("provider", claim, utc_now().isoformat())
     payload["data"]["headers"] = {"Date": "Mon, 5 Jan 2015 10:12:59 +0100"}
 

@@ -164,16 +164,27 @@ async def test_semicolons_a_byte_order_mark_and_missing_optional_columns_are_rea
     assert [(p["name"], p["brand"]) for p in await _listed(client, headers)] == [("Café", "Ségur")]
 
 
-async def test_a_missing_column_of_a_required_field_is_named_on_every_row(
-    app: FastAPI, client: httpx.AsyncClient
+NO_LENGTH = "Field required (or give warrantyEndsOn)"
+
+
+@pytest.mark.parametrize(
+    ("rows", "problems"),
+    [
+        (
+            "A,B,C,2024-01-01\r\nD,E,F,2024-01-01\r\n",
+            {"2": {"warrantyPeriodMonths": NO_LENGTH}, "3": {"warrantyPeriodMonths": NO_LENGTH}},
+        ),
+        (",B,C,2024-01-01\r\n", {"2": {"name": "Field required", "warrantyPeriodMonths": NO_LENGTH}}),
+    ],
+    ids=["on-every-row", "with-other-problems"],
+)
+async def test_a_missing_column_of_a_required_field_is_named_on_every_row_with_its_other_problems(
+    app: FastAPI, client: httpx.AsyncClient, rows: str, problems: dict[str, dict[str, str]]
 ) -> None:
     owner = await create_user(app)
-    data = "name,brand,category,purchaseDate\r\nA,B,C,2024-01-01\r\nD,E,F,2024-01-01\r\n"
+    data = "name,brand,category,purchaseDate\r\n" + rows
     body = assert_error(await _import(client, auth_headers(app, owner), data), 400, "VALIDATION_FAILED")
-    assert body["details"]["rows"] == {
-        "2": {"warrantyPeriodMonths": "Field required (or give warrantyEndsOn)"},
-        "3": {"warrantyPeriodMonths": "Field required (or give warrantyEndsOn)"},
-    }
+    assert body["details"]["rows"] == problems
 
 
 @pytest.mark.settings(max_import_rows=3)
@@ -282,14 +293,3 @@ async def test_unknown_columns_are_named_briefly(app: FastAPI, client: httpx.Asy
     problem = body["details"]["fields"]["file"]
     assert problem.startswith(f"has unknown columns: {'x' * 40}..., extra0, extra1, ")
     assert "extra8, ... (51 in all; known: name, brand," in problem and len(problem) < 500
-
-
-async def test_a_row_without_its_warranty_length_names_it_with_its_other_problems(
-    app: FastAPI, client: httpx.AsyncClient
-) -> None:
-    owner = await create_user(app)
-    data = "name,brand,category,purchaseDate\r\n,B,C,2024-01-01\r\n"
-    body = assert_error(await _import(client, auth_headers(app, owner), data), 400, "VALIDATION_FAILED")
-    assert body["details"]["rows"] == {
-        "2": {"name": "Field required", "warrantyPeriodMonths": "Field required (or give warrantyEndsOn)"}
-    }
