@@ -14,7 +14,7 @@ from typing import Any
 from app.core.ids import MAX_ID
 from app.core.numbers import digits_value, max_digits_of
 from app.errors import ValidationFailed
-from app.inbound.addresses import addresses
+from app.inbound.address_lists import addresses
 from app.storage.files import display_file_name
 
 RECEIVED_EVENT = "email.received"

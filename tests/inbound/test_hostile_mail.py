@@ -16,8 +16,8 @@ import pytest
 from fastapi import FastAPI
 
 from app.core.ids import MAX_ID
-from app.inbound import addresses
-from app.inbound.addresses import MAX_FIELD
+from app.inbound import address_lists
+from app.inbound.address_lists import MAX_FIELD
 from app.inbound.formats import claim_id_from, parse_payload
 from app.inbound.html_text import html_to_text
 from app.inbound.reply import extract_reply
@@ -50,7 +50,7 @@ class Scan:
 def scan(monkeypatch: pytest.MonkeyPatch) -> Scan:
     """The address scan's work, counted: what it is handed of each field, and how many steps it takes."""
     counted = Scan()
-    mailboxes = addresses._mailboxes
+    mailboxes = address_lists._mailboxes
 
     def reading(field: str) -> list[str]:
         counted.read += len(field)
@@ -64,9 +64,9 @@ def scan(monkeypatch: pytest.MonkeyPatch) -> Scan:
             counted.steps += 1
             return self.pattern.search(text, position)
 
-    monkeypatch.setattr(addresses, "_mailboxes", reading)
+    monkeypatch.setattr(address_lists, "_mailboxes", reading)
     for name in ("_IN_TEXT", "_IN_COMMENT", "_IN_QUOTES"):
-        monkeypatch.setattr(addresses, name, Stepping(getattr(addresses, name)))
+        monkeypatch.setattr(address_lists, name, Stepping(getattr(address_lists, name)))
     return counted
 
 
