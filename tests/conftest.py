@@ -21,7 +21,10 @@ from app.config import Settings
 from app.core.migrate import upgrade
 from app.main import create_app
 from app.models import Base
-from tests.object_store import Bucket, moto_server, new_bucket
+from tests.support.object_store import Bucket, moto_server, new_bucket
+
+# Fixtures shared by several packages, defined beside the stand-ins they run.
+pytest_plugins = ["tests.support.smtp"]
 
 TEST_SECRET = "test-secret-key-long-enough-for-any-hmac-algorithm-0123456789abcdef"
 PG_URL = os.environ.get("WARRANTY_TEST_DATABASE_URL")
@@ -147,7 +150,8 @@ def sessionmaker(app: FastAPI) -> async_sessionmaker[AsyncSession]:
 
 @pytest.fixture(scope="session")
 def s3_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """moto's S3 server on 127.0.0.1 (tests/object_store.py), started by the first test that needs it."""
+    """moto's S3 server on 127.0.0.1 (tests/support/object_store.py), started by the first test that
+    needs it."""
     with moto_server(tmp_path_factory.mktemp("moto") / "moto.log") as endpoint:
         yield endpoint
 

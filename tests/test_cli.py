@@ -14,7 +14,7 @@ import pytest
 from fastapi import FastAPI
 
 from tests.conftest import TEST_SECRET
-from tests.processes import Served, serve_process, until_healthy, uvicorn_process
+from tests.support.processes import Served, serve_process, until_healthy, uvicorn_process
 
 
 async def run_cli(

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import socket
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from tests.helpers import wait_for
 from tests.realtime.support import HUB, live_server
 from tests.realtime.test_browser import CHROMIUM, CHROMIUM_ARGS, HAVE_CHROMIUM
 from tests.realtime.test_router import scene, token_for
+from tests.support.ports import free_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.node]
 
@@ -121,9 +121,7 @@ async def test_the_documented_snippet_shows_every_message_once_through_429_expir
     package = project / "node_modules" / "@microsoft" / "fetch-event-source" / "lib" / "esm"
 
     await _empty_all_tables(database_url)
-    with socket.socket() as probe:  # a free port, so the Link headers name the server's own address
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()  # chosen first, so the Link headers name the server's own address
     settings = make_settings(
         base_url=f"http://127.0.0.1:{port}", access_token_ttl=3, sse_max_streams_per_user=1
     )

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import struct
 import sys
 import threading
@@ -26,7 +25,8 @@ from tests.conftest import TEST_SECRET
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_user
 from tests.helpers import assert_error, wait_for
-from tests.users.support import image_bytes
+from tests.support.images import image_bytes
+from tests.support.ports import free_port
 from tests.users.test_pictures import UPLOAD, upload
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,9 +78,7 @@ async def test_refusing_the_6300_px_png_costs_the_server_little_memory(
     """The service in a process of its own (uvicorn, default limits), so its peak resident size (VmHWM) is
     this upload's: refusing the 120 MB-when-decoded picture raises it by far less than that."""
     token = auth_headers(app, await create_user(app))
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     env = {
         **os.environ,
         "WARRANTY_ENV": "test",

@@ -17,7 +17,7 @@ from app.observability.logs import JsonFormatter, RequestContextFilter, TextForm
 from tests.factories.inbound import RAW_INBOUND_SECRET, body_of, standard_headers
 from tests.factories.products import create_product
 from tests.factories.users import DEFAULT_PASSWORD, create_user
-from tests.processes import until_healthy, uvicorn_process
+from tests.support.processes import until_healthy, uvicorn_process
 
 
 async def test_json_logs_of_a_real_server_name_each_request_and_its_user(

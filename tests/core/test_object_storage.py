@@ -18,13 +18,14 @@ from app.main import create_app
 from app.storage.storage import LocalStorage
 from app.storage.storage_backend import create_storage
 from tests.conftest import SettingsFactory
-from tests.factories.claims import attachment, claim_cast, png_bytes
+from tests.factories.claims import attachment, claim_cast
 from tests.factories.inbound import RAW_INBOUND_SECRET, attachment_item, claim_address, generic, post_standard
 from tests.factories.products import PDF_RECEIPT, create_product, create_receipt
 from tests.factories.users import auth_headers, create_user
 from tests.helpers import assert_error, files_of_a_rollback_and_a_commit
-from tests.notifications.servers import free_port
-from tests.object_store import Bucket
+from tests.support.images import image_bytes
+from tests.support.object_store import Bucket
+from tests.support.ports import free_port
 from tests.test_cli import run_cli
 
 
@@ -101,7 +102,7 @@ async def test_message_and_inbound_email_attachments_are_kept_in_the_bucket(
     app: FastAPI, client: httpx.AsyncClient, bucket: Bucket, settings: Settings
 ) -> None:
     cast = await claim_cast(app, email="ann@example.com")
-    image = png_bytes()
+    image = image_bytes()
     sent = await client.post(
         f"/api/claims/{cast.claim.id}/messages",
         json={"message": "the crack", "attachment": attachment(image, "crack.png", "image/png")},
@@ -137,13 +138,15 @@ async def test_a_profile_picture_is_kept_in_the_bucket_and_the_replaced_one_remo
     headers = auth_headers(app, user)
 
     first = await client.post(
-        "/api/user/profile-picture", headers=headers, files={"file": ("me.png", png_bytes(), "image/png")}
+        "/api/user/profile-picture", headers=headers, files={"file": ("me.png", image_bytes(), "image/png")}
     )
     assert first.status_code == 200, first.text
     picture = await client.get(first.json()["profilePicture"], headers=headers)
-    assert (picture.status_code, picture.content) == (200, png_bytes())
+    assert (picture.status_code, picture.content) == (200, image_bytes())
     second = await client.post(
-        "/api/user/profile-picture", headers=headers, files={"file": ("me.png", png_bytes(8, 8), "image/png")}
+        "/api/user/profile-picture",
+        headers=headers,
+        files={"file": ("me.png", image_bytes(size=(8, 8)), "image/png")},
     )
     assert second.status_code == 200
 
@@ -164,7 +167,7 @@ async def test_deleting_a_product_or_an_account_removes_their_files_from_the_buc
     pictured = await client.post(
         "/api/user/profile-picture",
         headers=auth_headers(app, leaver),
-        files={"file": ("me.png", png_bytes(), "image/png")},
+        files={"file": ("me.png", image_bytes(), "image/png")},
     )
     assert pictured.status_code == 200
     assert len(bucket.objects()) == 4
@@ -220,7 +223,9 @@ async def test_an_unreachable_bucket_is_a_503_with_retry_after_and_no_trace(
             f"/api/products/{product.id}/receipts/{receipt.id}/file", headers=headers
         )
         pictured = await client.post(
-            "/api/user/profile-picture", headers=headers, files={"file": ("me.png", png_bytes(), "image/png")}
+            "/api/user/profile-picture",
+            headers=headers,
+            files={"file": ("me.png", image_bytes(), "image/png")},
         )
         elapsed = time.monotonic() - started
         listed = await client.get(f"/api/products/{product.id}/receipts", headers=headers)

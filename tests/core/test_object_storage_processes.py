@@ -10,12 +10,13 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from tests.factories.claims import attachment, claim_cast, png_bytes
+from tests.factories.claims import attachment, claim_cast
 from tests.factories.products import PDF_RECEIPT
 from tests.factories.users import auth_headers
 from tests.helpers import assert_error, wait_for
-from tests.object_store import Bucket
-from tests.processes import until_healthy, uvicorn_process
+from tests.support.images import image_bytes
+from tests.support.object_store import Bucket
+from tests.support.processes import until_healthy, uvicorn_process
 
 pytestmark = pytest.mark.postgres_only
 
@@ -51,23 +52,23 @@ async def test_files_uploaded_through_one_process_are_served_and_deleted_through
         files={"file": ("invoice.pdf", PDF_RECEIPT, "application/pdf")},
     )
     picture = await b.post(
-        "/api/user/profile-picture", headers=customer, files={"file": ("me.png", png_bytes(), "image/png")}
+        "/api/user/profile-picture", headers=customer, files={"file": ("me.png", image_bytes(), "image/png")}
     )
     message = await a.post(
         f"/api/claims/{cast.claim.id}/messages",
         headers=customer,
-        json={"attachment": attachment(png_bytes(6, 6), "crack.png", "image/png")},
+        json={"attachment": attachment(image_bytes(size=(6, 6)), "crack.png", "image/png")},
     )
     assert (receipt.status_code, picture.status_code, message.status_code) == (201, 200, 201)
 
     served = await b.get(receipt.json()["url"], headers=customer)
     assert (served.status_code, served.content) == (200, PDF_RECEIPT)
     served = await a.get(picture.json()["profilePicture"], headers=supplier)
-    assert (served.status_code, served.content) == (200, png_bytes())
+    assert (served.status_code, served.content) == (200, image_bytes())
     served = await b.get(
         f"/api/claims/{cast.claim.id}/messages/{message.json()['id']}/attachment", headers=supplier
     )
-    assert (served.status_code, served.content) == (200, png_bytes(6, 6))
+    assert (served.status_code, served.content) == (200, image_bytes(size=(6, 6)))
     assert len(bucket.objects()) == 3
     assert not (tmp_path / "a" / "files").exists() and not (tmp_path / "b" / "files").exists()
 

@@ -19,9 +19,9 @@ from app.config import Settings
 from app.core.db import create_engine
 from app.notifications.email import FileSender
 from app.storage.storage import LocalStorage
-from tests.factories.claims import png_bytes
 from tests.helpers import wait_for
-from tests.processes import until_healthy, uvicorn_process
+from tests.support.images import image_bytes
+from tests.support.processes import until_healthy, uvicorn_process
 from tests.test_cli import run_cli
 
 
@@ -60,7 +60,7 @@ async def test_every_file_and_folder_the_service_writes_is_private(database_url:
                 headers = {"Authorization": f"Bearer {login.json()['token']}"}
                 picture = await client.post(
                     "/api/user/profile-picture",
-                    files={"file": ("me.png", png_bytes(), "image/png")},
+                    files={"file": ("me.png", image_bytes(), "image/png")},
                     headers=headers,
                 )
                 assert picture.status_code == 200, picture.text

@@ -28,7 +28,7 @@ from typing import Any, Literal
 import trustme
 
 from app.core.clock import utc_now
-from tests.notifications.servers import free_port
+from tests.support.ports import free_port
 
 API_KEY = "re_test_key_123"
 METADATA = ("id", "filename", "content_type", "content_disposition", "content_id")  # what an event lists

@@ -15,7 +15,7 @@ from tests.factories.claims import create_claim
 from tests.factories.products import create_product
 from tests.factories.users import create_supplier, create_user
 from tests.inbound.resend_server import API_KEY
-from tests.notifications.servers import free_port
+from tests.support.ports import free_port
 
 CUSTOMER = "ann@example.com"
 SUPPLIER = "sam@supplier.example"

@@ -38,7 +38,7 @@ from tests.inbound.support import (
     messages_of,
     new_claim,
 )
-from tests.notifications.servers import free_port
+from tests.support.ports import free_port
 
 CLOSED_PORT = free_port()  # nothing listens there
 REPLY = (

@@ -5,7 +5,7 @@ text becomes the claim message (contract 13.7: the reply marker, attributions na
 from __future__ import annotations
 
 import html as html_lib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from email.message import EmailMessage
 
 import httpx
@@ -21,29 +21,20 @@ from tests.factories.claims import create_message
 from tests.factories.inbound import SECRETS, claim_address, generic, post_standard
 from tests.factories.notifications import notify_message
 from tests.inbound.support import CUSTOMER, make_claim
-from tests.notifications.servers import Inbox, free_port
+from tests.support.smtp import SMTP_URL, Inbox
 
 pytestmark = pytest.mark.settings(**SECRETS)
 
-SMTP_PORT = free_port()
 ANSWER = "Monday works for me.\nI will be home all day."
 WHEN = "Tue, Nov 24, 2026 at 11:30 AM"
 OURS = "Warranty <notifications@warranty.local>"
-
-
-@pytest.fixture
-def inbox() -> Iterator[Inbox]:
-    server = Inbox(SMTP_PORT)
-    server.start()
-    yield server
-    server.stop()
 
 
 async def _email_we_sent(app: FastAPI, inbox: Inbox) -> tuple[Claim, EmailMessage]:
     customer, supplier, claim = await make_claim(app, name="Kettle")
     message = await create_message(app, claim, supplier, body="We shipped the part.\nIt arrives Monday.")
     await notify_message(app, message, [customer])
-    mailer = SmtpSender(f"smtp://127.0.0.1:{SMTP_PORT}", timeout=5)
+    mailer = SmtpSender(SMTP_URL, timeout=5)
     worker = build_worker(app.state.settings, app.state.sessionmaker, app.state.storage, mailer=mailer)
     await worker.run_until_idle()
     [sent] = inbox.to(CUSTOMER)

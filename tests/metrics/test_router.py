@@ -20,8 +20,8 @@ from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_supplier, create_user
 from tests.helpers import assert_error, count_queries, wait_for
 from tests.metrics.scrape import requests, scrape, value
-from tests.processes import Served, until_healthy, uvicorn_process
 from tests.realtime.support import subscribe
+from tests.support.processes import Served, until_healthy, uvicorn_process
 
 
 async def test_loopback_reads_the_series_without_a_token(client: httpx.AsyncClient) -> None:

@@ -10,20 +10,9 @@ from app.notifications.email import SmtpSender
 from app.notifications.push import GorushPush
 from app.notifications.worker import OutboxWorker
 from tests.notifications.gorush import Gorush
-from tests.notifications.servers import Inbox, free_port
+from tests.support.smtp import SMTP_URL, Inbox
 
-# Chosen once, so `@pytest.mark.settings(smtp_url=SMTP_URL)` can name it.
-SMTP_PORT = free_port()
-SMTP_URL = f"smtp://127.0.0.1:{SMTP_PORT}"
 APNS_TOPIC = "com.example.warranty"  # the iOS app's bundle id
-
-
-@pytest.fixture
-def inbox() -> Iterator[Inbox]:
-    server = Inbox(SMTP_PORT)
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

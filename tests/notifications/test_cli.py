@@ -20,8 +20,7 @@ from tests.factories.notifications import outbox_rows
 from tests.factories.products import create_product
 from tests.factories.users import create_user
 from tests.helpers import wait_for
-from tests.notifications.conftest import SMTP_URL
-from tests.notifications.servers import Inbox
+from tests.support.smtp import SMTP_URL, Inbox
 
 
 def _env(database_url: str, data_dir: Path) -> dict[str, str]:

@@ -12,7 +12,7 @@ from tests.factories.claims import create_claim, create_message
 from tests.factories.notifications import notify_message, notify_status, outbox_rows
 from tests.factories.products import create_product
 from tests.factories.users import create_supplier, create_user
-from tests.notifications.servers import Inbox
+from tests.support.smtp import Inbox
 
 PDF = b"%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"
 

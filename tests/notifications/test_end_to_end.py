@@ -9,7 +9,7 @@ from app.notifications.worker import OutboxWorker
 from tests.factories.claims import PDF_BYTES, attachment, claim_cast
 from tests.factories.users import auth_headers
 from tests.notifications.gorush import Gorush
-from tests.notifications.servers import Inbox
+from tests.support.smtp import Inbox
 
 
 async def test_a_message_and_a_status_change_reach_the_other_party(

@@ -15,7 +15,7 @@ from app.notifications.worker import OutboxWorker
 from tests.factories.notifications import outbox_rows
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_user
-from tests.notifications.servers import Inbox
+from tests.support.smtp import Inbox
 
 EXPIRES = date(2027, 3, 31)
 

@@ -8,8 +8,8 @@ from fastapi import FastAPI
 from app.notifications.headers import header_value
 from app.notifications.worker import OutboxWorker
 from tests.factories.notifications import notify_message, notify_status, outbox_rows
-from tests.notifications.servers import Inbox
 from tests.notifications.test_email import PDF, claim_with_message
+from tests.support.smtp import Inbox
 
 # Each of these made Python's email package refuse the header, or reached the wire raw.
 BREAKS = "\r\n", "\r", "\n", "\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\x1b", "\x7f", "\x9f"

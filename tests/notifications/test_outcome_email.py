@@ -9,7 +9,7 @@ from fastapi import FastAPI
 
 from app.notifications.worker import OutboxWorker
 from tests.factories.outcomes import extension_from_today, resolved_cast
-from tests.notifications.servers import Inbox
+from tests.support.smtp import Inbox
 
 
 def _parts(email: EmailMessage) -> tuple[str, str]:

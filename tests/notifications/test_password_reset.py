@@ -14,7 +14,7 @@ from app.notifications.worker import OutboxWorker
 from tests.factories.notifications import outbox_rows
 from tests.factories.users import DEFAULT_PASSWORD, create_user
 from tests.helpers import assert_error
-from tests.notifications.servers import Inbox
+from tests.support.smtp import Inbox
 
 NEW_PASSWORD = "a brand new passphrase"
 

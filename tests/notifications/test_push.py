@@ -21,7 +21,7 @@ from tests.factories.users import auth_headers, create_supplier, create_user
 from tests.helpers import assert_error
 from tests.notifications.conftest import APNS_TOPIC
 from tests.notifications.gorush import ANDROID, IOS, Gorush, GorushState, push
-from tests.notifications.servers import Inbox
+from tests.support.smtp import Inbox
 
 
 async def _register(

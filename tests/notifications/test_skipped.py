@@ -15,7 +15,7 @@ from tests.factories.claims import create_claim, create_message
 from tests.factories.notifications import notify_message, notify_status, outbox_rows
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_admin, create_supplier, create_user
-from tests.notifications.servers import Inbox
+from tests.support.smtp import Inbox
 
 
 async def test_a_retry_after_the_recipient_left_the_claim_is_skipped(

@@ -23,8 +23,8 @@ from tests.factories.notifications import notify_message, outbox_rows
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_admin, create_supplier, create_user
 from tests.helpers import assert_error, wait_for
-from tests.notifications.conftest import SMTP_URL
-from tests.notifications.servers import Inbox, free_port
+from tests.support.ports import free_port
+from tests.support.smtp import SMTP_URL, Inbox
 
 
 async def _messages_for(app: FastAPI, count: int) -> list[int]:

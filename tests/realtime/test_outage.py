@@ -24,9 +24,9 @@ from app.core.migrate import upgrade
 from app.realtime.events import messages_topic
 from tests.conftest import SettingsFactory
 from tests.helpers import assert_error, wait_for
-from tests.processes import free_port
 from tests.realtime.support import HUB, live_server, subscribe
 from tests.realtime.test_router import scene
+from tests.support.ports import free_port
 
 pytestmark = pytest.mark.postgres_only
 

@@ -21,9 +21,9 @@ from app.realtime.events import messages_topic
 from tests.conftest import TEST_SECRET
 from tests.factories.realtime import new_message, publish_event
 from tests.helpers import HUB_READER, count_queries, wait_for
-from tests.processes import free_port
 from tests.realtime.support import LiveServer, subscribe
 from tests.realtime.test_router import scene
+from tests.support.ports import free_port
 
 pytestmark = pytest.mark.postgres_only
 

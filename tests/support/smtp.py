@@ -1,22 +1,24 @@
-"""The SMTP server the notification tests talk to: aiosmtpd on 127.0.0.1 (the push gateway: gorush.py)."""
+"""An SMTP server on 127.0.0.1 collecting what the service sends (aiosmtpd), and the `inbox` fixture that
+runs one for a test on SMTP_URL (registered for every package by tests/conftest.py)."""
 
 from __future__ import annotations
 
 import email
-import socket
 import threading
+from collections.abc import Iterator
 from email import policy
 from email.message import EmailMessage
 from typing import cast
 
+import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
+from tests.support.ports import free_port
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+# Chosen once, so `@pytest.mark.settings(smtp_url=SMTP_URL)` can name it.
+SMTP_PORT = free_port()
+SMTP_URL = f"smtp://127.0.0.1:{SMTP_PORT}"
 
 
 class Inbox:
@@ -46,10 +48,15 @@ class Inbox:
     def messages(self) -> list[EmailMessage]:
         with self._lock:
             contents = [envelope.content for envelope in self.envelopes]
-        return [
-            cast(EmailMessage, email.message_from_bytes(cast(bytes, raw), policy=policy.default))
-            for raw in contents
-        ]
+        return [email.message_from_bytes(cast(bytes, raw), policy=policy.default) for raw in contents]
 
     def to(self, address: str) -> list[EmailMessage]:
         return [message for message in self.messages if message["To"] == address]
+
+
+@pytest.fixture
+def inbox() -> Iterator[Inbox]:
+    server = Inbox(SMTP_PORT)
+    server.start()
+    yield server
+    server.stop()

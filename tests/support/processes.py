@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,15 +15,9 @@ import httpx
 
 from tests.conftest import TEST_SECRET
 from tests.helpers import wait_for
+from tests.support.ports import free_port
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass

@@ -16,7 +16,7 @@ from typing import Any
 import boto3
 import httpx
 
-from tests.notifications.servers import free_port
+from tests.support.ports import free_port
 
 CREDENTIALS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing", "aws_region": "us-east-1"}
 CREDENTIAL_VARIABLES = {
