@@ -10,8 +10,6 @@ walked as soon as it exists."""
 from __future__ import annotations
 
 import json
-import struct
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,10 +20,11 @@ from fastapi import FastAPI
 from sqlalchemy import func, select
 
 from app.models import Base, DeviceToken
-from tests.factories.claims import claim_cast, create_message, png_bytes
+from tests.factories.claims import claim_cast, create_message
 from tests.factories.inbound import WEBHOOK_SECRET
 from tests.factories.products import PDF_RECEIPT, create_receipt
 from tests.factories.users import auth_headers
+from tests.support.images import image_bytes, png_bomb
 
 pytestmark = [
     pytest.mark.settings(
@@ -60,26 +59,14 @@ def _deep(depth: int) -> bytes:
     return b"[" * depth + b"]" * depth
 
 
-def _png_chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-
-def png_bomb(side: int = 100_000) -> bytes:
-    """A valid-looking PNG of a few hundred bytes that claims `side` x `side` pixels."""
-    header = struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 0)
-    pixels = zlib.compress(b"\x00" * 4096, 9)
-    chunks = _png_chunk(b"IHDR", header) + _png_chunk(b"IDAT", pixels) + _png_chunk(b"IEND", b"")
-    return b"\x89PNG\r\n\x1a\n" + chunks
-
-
 FILES: list[tuple[str, str, bytes, str]] = [
     ("empty", "empty.png", b"", "image/png"),
     ("pdf named png", "receipt.png", PDF_RECEIPT, "image/png"),
     ("html named png", "picture.png", b"<html><script>alert(1)</script></html>", "image/png"),
-    ("truncated png", "cut.png", png_bytes()[:30], "image/png"),
+    ("truncated png", "cut.png", image_bytes()[:30], "image/png"),
     ("png bomb", "bomb.png", png_bomb(), "image/png"),
     ("oversized", "big.pdf", PDF_RECEIPT + b"0" * (300 * 1024), "application/pdf"),
-    ("hostile name", "../../etc/\x00pass\r\nwd.png", png_bytes(), "image/png"),
+    ("hostile name", "../../etc/\x00pass\r\nwd.png", image_bytes(), "image/png"),
     ("executable", "tool.exe", b"MZ\x90\x00" + b"\x00" * 64, "application/octet-stream"),
 ]
 
@@ -181,7 +168,7 @@ def _json_attempts(method: str, url: str, body: Any) -> Iterator[Attempt]:
 def _multipart_attempts(method: str, url: str) -> Iterator[Attempt]:
     for label, name, data, mime in FILES:
         yield Attempt(label, method, url, files={"file": (name, data, mime)})
-    yield Attempt("no file field", method, url, files={"other": ("a.png", png_bytes(), "image/png")})
+    yield Attempt("no file field", method, url, files={"other": ("a.png", image_bytes(), "image/png")})
     yield Attempt("json instead of multipart", method, url, {"Content-Type": "application/json"}, b"{}")
     broken = {"Content-Type": "multipart/form-data; boundary=zz"}
     yield Attempt("broken multipart", method, url, broken, b"--zz\r\nbroken")

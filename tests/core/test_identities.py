@@ -15,9 +15,9 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from app.core.migrate import upgrade
 from app.models import Base, Event
 from app.realtime.events import messages_topic, status_topic
-from tests.factories.claims import png_bytes
 from tests.factories.users import DEFAULT_PASSWORD, auth_headers, create_admin, create_supplier
 from tests.helpers import assert_error
+from tests.support.images import image_bytes
 
 PRODUCT = {
     "name": "Kettle",
@@ -58,7 +58,7 @@ async def _claim_with_everything(
     product = (await client.post("/api/products", json=PRODUCT, headers=headers)).json()["id"]
     receipt = await client.post(
         f"/api/products/{product}/receipts",
-        files={"file": ("r.png", png_bytes(), "image/png")},
+        files={"file": ("r.png", image_bytes(), "image/png")},
         headers=headers,
     )
     claim = await client.post(

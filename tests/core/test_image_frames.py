@@ -16,7 +16,7 @@ from tests.factories.claims import attachment, claim_cast
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_user
 from tests.helpers import assert_error
-from tests.users.support import animation, gif_of_frames, lying_apng
+from tests.support.images import animation, gif_of_frames, lying_apng
 from tests.users.test_pictures import upload
 
 MIME = {"gif": "image/gif", "png": "image/png", "webp": "image/webp"}

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import base64
-import io
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from fastapi import FastAPI
-from PIL import Image
 
 from app.core.clock import utc_now
 from app.messages import recipient_reads
@@ -52,18 +50,6 @@ async def mark_read_by(app: FastAPI, message: Message, reader: User, at: datetim
         session.add(MessageRead(message_id=message.id, user_id=reader.id, read_at=at or utc_now()))
         await session.flush()
         await recipient_reads.recompute(session, [message.claim_id])  # as the service keeps it
-
-
-def png_bytes(width: int = 4, height: int = 3, color: str = "red") -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (width, height), color).save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
-def jpg_bytes() -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (5, 5), "blue").save(buffer, format="JPEG")
-    return buffer.getvalue()
 
 
 PDF_BYTES = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"

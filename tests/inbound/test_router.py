@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import io
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -11,7 +10,6 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from PIL import Image
 from sqlalchemy import select
 
 from app.config import Settings
@@ -32,6 +30,7 @@ from tests.factories.inbound import (
 from tests.factories.users import create_admin, create_user
 from tests.helpers import assert_error
 from tests.inbound.support import CUSTOMER, PDF, SUPPLIER, make_claim, messages_of
+from tests.support.images import image_bytes
 
 pytestmark = pytest.mark.settings(**SECRETS)
 
@@ -107,18 +106,6 @@ async def test_the_supplier_can_answer_by_email_and_the_customer_is_notified(
 # --- attachments ------------------------------------------------------------------------------------------
 
 
-def png_bytes() -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (4, 4), "red").save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
-def webp_bytes() -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (4, 4), "blue").save(buffer, format="WEBP")
-    return buffer.getvalue()
-
-
 @pytest.mark.parametrize("fmt", FORMATS)
 async def test_the_first_allowed_attachment_is_kept(
     app: FastAPI, client: httpx.AsyncClient, fmt: str
@@ -128,11 +115,13 @@ async def test_the_first_allowed_attachment_is_kept(
     bad_base64 = attachment_item("broken.png", b"", "image/png", item_format)
     bad_base64["Content" if fmt == "postmark" else "content"] = "%%% not base64 %%%"
     attachments = [
-        attachment_item("photo.webp", webp_bytes(), "image/webp", item_format),  # webp: not by email
+        attachment_item("photo.webp", image_bytes("WEBP"), "image/webp", item_format),  # webp: not by email
         attachment_item("notes.txt", b"plain text", "text/plain", item_format),
         bad_base64,
-        attachment_item("liar.pdf", png_bytes(), "application/pdf", item_format),  # name says pdf, bytes png
-        attachment_item("crack.png", png_bytes(), "image/png", item_format),
+        attachment_item(
+            "liar.pdf", image_bytes(), "application/pdf", item_format
+        ),  # name says pdf, bytes png
+        attachment_item("crack.png", image_bytes(), "image/png", item_format),
         attachment_item("invoice.pdf", PDF, "application/pdf", item_format),
     ]
 
@@ -141,9 +130,9 @@ async def test_the_first_allowed_attachment_is_kept(
     assert response.json()["status"] == "processed", response.text
     [message] = await messages_of(app, claim.id)
     assert (message.attachment_name, message.attachment_mime) == ("crack.png", "image/png")
-    assert message.attachment_size == len(png_bytes())
+    assert message.attachment_size == len(image_bytes())
     stored = await app.state.storage.read(message.attachment_key)
-    assert stored == png_bytes()
+    assert stored == image_bytes()
 
 
 async def test_an_attachment_alone_is_a_message(app: FastAPI, client: httpx.AsyncClient) -> None:

@@ -16,9 +16,10 @@ from sqlalchemy.pool import NullPool
 
 from app.core.clock import frozen_time
 from app.models import CacheInvalidation, Claim, Event, Message, OutboxItem
-from tests.factories.claims import PDF_BYTES, attachment, claim_cast, jpg_bytes, png_bytes
+from tests.factories.claims import PDF_BYTES, attachment, claim_cast
 from tests.factories.users import auth_headers
 from tests.helpers import assert_error, failing_statement, wait_for
+from tests.support.images import image_bytes
 
 # Near the real time: access tokens are checked against the wall clock too.
 SENT_AT = datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=10)
@@ -178,7 +179,7 @@ async def test_a_closed_claim_takes_no_message(app: FastAPI, client: httpx.Async
         ({"message": "hi", "colour": "red"}, "colour"),
         ({"attachment": {"dataUrl": "not base64!", "fileName": "a.png"}}, "attachment.dataUrl"),
         ({"attachment": {"dataUrl": "data:image/png,abc", "fileName": "a.png"}}, "attachment.dataUrl"),
-        ({"attachment": attachment(png_bytes(), "a.png", "image/png", size=3)}, "attachment.size"),
+        ({"attachment": attachment(image_bytes(), "a.png", "image/png", size=3)}, "attachment.size"),
     ],
 )
 async def test_invalid_messages_are_400(
@@ -206,8 +207,8 @@ async def test_ten_thousand_characters_are_fine(app: FastAPI, client: httpx.Asyn
 @pytest.mark.parametrize(
     ("data", "name", "mime"),
     [
-        (png_bytes(), "photo.png", "image/png"),
-        (jpg_bytes(), "Foto ä.JPEG", "image/jpeg"),
+        (image_bytes(), "photo.png", "image/png"),
+        (image_bytes("JPEG"), "Foto ä.JPEG", "image/jpeg"),
         (PDF_BYTES, "bill.pdf", "application/pdf"),
     ],
 )
@@ -260,13 +261,13 @@ async def test_bare_base64_and_text_with_attachment(app: FastAPI, client: httpx.
 @pytest.mark.parametrize(
     "upload",
     [
-        attachment(png_bytes(), "photo.jpg", "image/jpeg"),  # name and type say jpg, bytes are png
-        attachment(png_bytes(), "photo.png", "image/jpeg"),  # type lies
-        attachment(png_bytes(), "photo.pdf", "image/png"),  # name lies
+        attachment(image_bytes(), "photo.jpg", "image/jpeg"),  # name and type say jpg, bytes are png
+        attachment(image_bytes(), "photo.png", "image/jpeg"),  # type lies
+        attachment(image_bytes(), "photo.pdf", "image/png"),  # name lies
         attachment(b"MZ\x90\x00 an executable", "tool.png", "image/png"),  # not an allowed kind
         attachment(b"\x89PNG\r\n\x1a\n but not an image", "fake.png", "image/png"),  # header only
         {
-            "dataUrl": "data:application/pdf;base64," + base64.b64encode(png_bytes()).decode(),
+            "dataUrl": "data:application/pdf;base64," + base64.b64encode(image_bytes()).decode(),
             "fileName": "a.png",
         },
     ],

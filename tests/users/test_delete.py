@@ -15,7 +15,7 @@ from tests.factories.claims import create_claim, create_message
 from tests.factories.products import create_product
 from tests.factories.users import DEFAULT_PASSWORD, auth_headers, create_admin, create_supplier, create_user
 from tests.helpers import assert_error, count_queries
-from tests.users.support import image_bytes
+from tests.support.images import image_bytes
 
 
 async def _receipt(app: FastAPI, product: Product) -> str:

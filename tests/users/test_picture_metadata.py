@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from PIL import Image, PngImagePlugin
 
 from tests.factories.users import auth_headers, create_user
-from tests.users.support import animation
+from tests.support.images import animation
 from tests.users.test_pictures import upload
 
 GPS_IFD = 0x8825

@@ -11,7 +11,7 @@ from PIL import Image
 from app.models import User
 from tests.factories.users import auth_headers, create_user
 from tests.helpers import assert_error
-from tests.users.support import image_bytes
+from tests.support.images import image_bytes
 
 UPLOAD = "/api/user/profile-picture"
 
