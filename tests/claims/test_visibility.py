@@ -10,8 +10,9 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from tests.factories.claims import PDF_BYTES, Cast, claim_cast, create_message
+from tests.factories.claims import Cast, claim_cast, create_message
 from tests.factories.users import auth_headers
+from tests.support.pdf import PDF_BYTES
 
 Request = Callable[[int, int], tuple[str, str, dict[str, Any] | None]]
 

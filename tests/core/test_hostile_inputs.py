@@ -22,9 +22,10 @@ from sqlalchemy import func, select
 from app.models import Base, DeviceToken
 from tests.factories.claims import claim_cast, create_message
 from tests.factories.inbound import WEBHOOK_SECRET
-from tests.factories.products import PDF_RECEIPT, create_receipt
+from tests.factories.products import create_receipt
 from tests.factories.users import auth_headers
 from tests.support.images import image_bytes, png_bomb
+from tests.support.pdf import PDF_BYTES
 
 pytestmark = [
     pytest.mark.settings(
@@ -61,11 +62,11 @@ def _deep(depth: int) -> bytes:
 
 FILES: list[tuple[str, str, bytes, str]] = [
     ("empty", "empty.png", b"", "image/png"),
-    ("pdf named png", "receipt.png", PDF_RECEIPT, "image/png"),
+    ("pdf named png", "receipt.png", PDF_BYTES, "image/png"),
     ("html named png", "picture.png", b"<html><script>alert(1)</script></html>", "image/png"),
     ("truncated png", "cut.png", image_bytes()[:30], "image/png"),
     ("png bomb", "bomb.png", png_bomb(), "image/png"),
-    ("oversized", "big.pdf", PDF_RECEIPT + b"0" * (300 * 1024), "application/pdf"),
+    ("oversized", "big.pdf", PDF_BYTES + b"0" * (300 * 1024), "application/pdf"),
     ("hostile name", "../../etc/\x00pass\r\nwd.png", image_bytes(), "image/png"),
     ("executable", "tool.exe", b"MZ\x90\x00" + b"\x00" * 64, "application/octet-stream"),
 ]

@@ -20,11 +20,12 @@ from app.storage.storage_backend import create_storage
 from tests.conftest import SettingsFactory
 from tests.factories.claims import attachment, claim_cast
 from tests.factories.inbound import RAW_INBOUND_SECRET, attachment_item, claim_address, generic, post_standard
-from tests.factories.products import PDF_RECEIPT, create_product, create_receipt
+from tests.factories.products import create_product, create_receipt
 from tests.factories.users import auth_headers, create_user
 from tests.helpers import assert_error, files_of_a_rollback_and_a_commit
 from tests.support.images import image_bytes
 from tests.support.object_store import Bucket
+from tests.support.pdf import PDF_BYTES
 from tests.support.ports import free_port
 from tests.test_cli import run_cli
 
@@ -48,7 +49,7 @@ def nothing_on_disk(settings: Settings) -> bool:
 async def upload_receipt(
     client: httpx.AsyncClient, headers: dict[str, str], product_id: int
 ) -> httpx.Response:
-    files = {"file": ("invoice.pdf", PDF_RECEIPT, "application/pdf")}
+    files = {"file": ("invoice.pdf", PDF_BYTES, "application/pdf")}
     return await client.post(f"/api/products/{product_id}/receipts", headers=headers, files=files)
 
 
@@ -64,13 +65,13 @@ async def test_a_receipt_is_kept_in_the_bucket_served_from_it_and_removed_with_i
     assert created.status_code == 201, created.text
     [key] = bucket.objects()
     assert key.startswith("files/receipts/") and key.endswith(".pdf")
-    assert bucket.get(key.removeprefix("files/")) == PDF_RECEIPT
+    assert bucket.get(key.removeprefix("files/")) == PDF_BYTES
     assert nothing_on_disk(settings)
     download = await client.get(created.json()["url"], headers=headers)
     assert download.status_code == 200
-    assert download.content == PDF_RECEIPT
+    assert download.content == PDF_BYTES
     assert download.headers["content-type"] == "application/pdf"
-    assert download.headers["content-length"] == str(len(PDF_RECEIPT))
+    assert download.headers["content-length"] == str(len(PDF_BYTES))
     assert download.headers["content-disposition"].startswith("attachment;")
 
     deleted = await client.delete(
@@ -85,7 +86,7 @@ async def test_a_receipt_is_kept_in_the_bucket_served_from_it_and_removed_with_i
 async def test_a_large_receipt_streams_back_whole(app: FastAPI, client: httpx.AsyncClient) -> None:
     user = await create_user(app)
     product = await create_product(app, user)
-    data = PDF_RECEIPT + bytes(range(256)) * 36_000  # 9 MB: several chunks, a multipart upload
+    data = PDF_BYTES + bytes(range(256)) * 36_000  # 9 MB: several chunks, a multipart upload
     receipt = await create_receipt(app, product, data=data)
 
     url = f"/api/products/{product.id}/receipts/{receipt.id}/file"
@@ -112,7 +113,7 @@ async def test_message_and_inbound_email_attachments_are_kept_in_the_bucket(
     emailed = generic(
         "ann@example.com",
         claim_address(cast.claim.id),
-        attachments=[attachment_item("bill.pdf", PDF_RECEIPT, "application/pdf", "generic")],
+        attachments=[attachment_item("bill.pdf", PDF_BYTES, "application/pdf", "generic")],
     )
     assert (await post_standard(client, emailed)).status_code == 200
 
@@ -128,7 +129,7 @@ async def test_message_and_inbound_email_attachments_are_kept_in_the_bucket(
         response = await client.get(message["attachment"]["url"], headers=auth_headers(app, cast.supplier))
         assert response.status_code == 200
         downloads[message["attachment"]["filename"]] = (response.headers["content-type"], response.content)
-    assert downloads == {"crack.png": ("image/png", image), "bill.pdf": ("application/pdf", PDF_RECEIPT)}
+    assert downloads == {"crack.png": ("image/png", image), "bill.pdf": ("application/pdf", PDF_BYTES)}
 
 
 async def test_a_profile_picture_is_kept_in_the_bucket_and_the_replaced_one_removed(
@@ -277,7 +278,7 @@ async def test_files_of_the_data_folder_are_copied_into_the_bucket_by_one_comman
     assert unset.returncode == 2 and "WARRANTY_STORAGE_URL" in unset.stderr
     assert bucket.objects() == [f"files/{receipt.storage_key}"]
     served = await client.get(url, headers=auth_headers(app, user))
-    assert (served.status_code, served.content) == (200, PDF_RECEIPT)
+    assert (served.status_code, served.content) == (200, PDF_BYTES)
 
 
 @pytest.mark.parametrize("url", ["file:///var/files", "s3://", "s3://Bad_Bucket/files", "http://bucket/x"])

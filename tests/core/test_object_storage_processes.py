@@ -11,11 +11,11 @@ import pytest
 from fastapi import FastAPI
 
 from tests.factories.claims import attachment, claim_cast
-from tests.factories.products import PDF_RECEIPT
 from tests.factories.users import auth_headers
 from tests.helpers import assert_error, wait_for
 from tests.support.images import image_bytes
 from tests.support.object_store import Bucket
+from tests.support.pdf import PDF_BYTES
 from tests.support.processes import until_healthy, uvicorn_process
 
 pytestmark = pytest.mark.postgres_only
@@ -49,7 +49,7 @@ async def test_files_uploaded_through_one_process_are_served_and_deleted_through
     receipt = await a.post(
         f"/api/products/{cast.product.id}/receipts",
         headers=customer,
-        files={"file": ("invoice.pdf", PDF_RECEIPT, "application/pdf")},
+        files={"file": ("invoice.pdf", PDF_BYTES, "application/pdf")},
     )
     picture = await b.post(
         "/api/user/profile-picture", headers=customer, files={"file": ("me.png", image_bytes(), "image/png")}
@@ -62,7 +62,7 @@ async def test_files_uploaded_through_one_process_are_served_and_deleted_through
     assert (receipt.status_code, picture.status_code, message.status_code) == (201, 200, 201)
 
     served = await b.get(receipt.json()["url"], headers=customer)
-    assert (served.status_code, served.content) == (200, PDF_RECEIPT)
+    assert (served.status_code, served.content) == (200, PDF_BYTES)
     served = await a.get(picture.json()["profilePicture"], headers=supplier)
     assert (served.status_code, served.content) == (200, image_bytes())
     served = await b.get(

@@ -52,9 +52,6 @@ async def mark_read_by(app: FastAPI, message: Message, reader: User, at: datetim
         await recipient_reads.recompute(session, [message.claim_id])  # as the service keeps it
 
 
-PDF_BYTES = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
-
-
 def data_url(data: bytes, mime: str) -> str:
     return f"data:{mime};base64,{base64.b64encode(data).decode()}"
 

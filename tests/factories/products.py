@@ -10,6 +10,7 @@ from fastapi import FastAPI
 
 from app.models import Product, Receipt, User
 from app.products.warranty import expiry_date
+from tests.support.pdf import PDF_BYTES
 
 
 async def create_product(
@@ -40,11 +41,8 @@ async def create_product(
     return product
 
 
-PDF_RECEIPT = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
-
-
 async def create_receipt(
-    app: FastAPI, product: Product, *, file_name: str = "receipt.pdf", data: bytes = PDF_RECEIPT
+    app: FastAPI, product: Product, *, file_name: str = "receipt.pdf", data: bytes = PDF_BYTES
 ) -> Receipt:
     """A PDF receipt of `product`, its file in the app's storage."""
     key = await app.state.storage.save("receipts", data, "pdf")

@@ -19,7 +19,6 @@ from tests.support.ports import free_port
 
 CUSTOMER = "ann@example.com"
 SUPPLIER = "sam@supplier.example"
-PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
 
 RESEND_PORT = free_port()
 RESEND: dict[str, Any] = {

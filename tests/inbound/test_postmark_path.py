@@ -15,13 +15,14 @@ from app.models import Claim
 from tests.factories.inbound import SECRETS, claim_address, generic, post_provider, postmark, provider_event
 from tests.helpers import assert_error
 from tests.inbound.resend_server import ResendApi
-from tests.inbound.support import CUSTOMER, PDF, POSTMARK, RESEND, as_postmark, messages_of, new_claim
+from tests.inbound.support import CUSTOMER, POSTMARK, RESEND, as_postmark, messages_of, new_claim
+from tests.support.pdf import PDF_BYTES
 
 pytestmark = pytest.mark.settings(**SECRETS, **RESEND, **POSTMARK)
 
 
 def _metadata_only(resend: ResendApi, claim: Claim) -> dict[str, Any]:
-    files = [("bill.pdf", "application/pdf", PDF)]
+    files = [("bill.pdf", "application/pdf", PDF_BYTES)]
     email_id = resend.add_email(sender=CUSTOMER, to=[claim_address(claim.id)], text="Fits.", files=files)
     return resend.event(email_id)
 

@@ -28,7 +28,6 @@ from tests.helpers import assert_error
 from tests.inbound.resend_server import API_KEY, ResendApi
 from tests.inbound.support import (
     CUSTOMER,
-    PDF,
     POSTMARK,
     POSTMARK_PASSWORD,
     POSTMARK_USER,
@@ -38,6 +37,7 @@ from tests.inbound.support import (
     messages_of,
     new_claim,
 )
+from tests.support.pdf import PDF_BYTES
 from tests.support.ports import free_port
 
 CLOSED_PORT = free_port()  # nothing listens there
@@ -62,7 +62,7 @@ async def test_a_metadata_only_resend_event_becomes_a_message_with_its_attachmen
 ) -> None:
     claim = await new_claim(app)
     email_id = _resend_email(
-        resend, claim, files=[("notes.txt", "text/plain", b"x"), ("bill.pdf", "application/pdf", PDF)]
+        resend, claim, files=[("notes.txt", "text/plain", b"x"), ("bill.pdf", "application/pdf", PDF_BYTES)]
     )
     event = resend.event(email_id)
     assert "text" not in event["data"] and "html" not in event["data"]
@@ -76,9 +76,9 @@ async def test_a_metadata_only_resend_event_becomes_a_message_with_its_attachmen
     assert (message.attachment_name, message.attachment_mime, message.attachment_size) == (
         "bill.pdf",
         "application/pdf",
-        len(PDF),
+        len(PDF_BYTES),
     )
-    assert await app.state.storage.read(message.attachment_key) == PDF
+    assert await app.state.storage.read(message.attachment_key) == PDF_BYTES
     api_calls = [auth for path, auth in resend.requests if path.startswith("/emails/")]
     assert api_calls and all(auth == f"Bearer {API_KEY}" for auth in api_calls)
     downloads = [auth for path, auth in resend.requests if path.startswith("/files/")]
@@ -187,12 +187,12 @@ async def test_an_unsigned_postmark_post_with_basic_credentials_becomes_a_messag
     app: FastAPI, client: httpx.AsyncClient
 ) -> None:
     claim = await new_claim(app)
-    content = base64.b64encode(PDF).decode()
+    content = base64.b64encode(PDF_BYTES).decode()
     attachment = {
         "Name": "bill.pdf",
         "Content": content,
         "ContentType": "application/pdf",
-        "ContentLength": len(PDF),
+        "ContentLength": len(PDF_BYTES),
     }
     payload = postmark(CUSTOMER, claim_address(claim.id), text=REPLY, attachments=[attachment])
 

@@ -14,7 +14,8 @@ from app.models import Claim
 from tests.factories.inbound import SECRETS, claim_address, post_provider, post_standard
 from tests.helpers import assert_error
 from tests.inbound.resend_server import FLOOD, Flood, ResendApi
-from tests.inbound.support import CUSTOMER, PDF, RESEND, messages_of, new_claim
+from tests.inbound.support import CUSTOMER, RESEND, messages_of, new_claim
+from tests.support.pdf import PDF_BYTES
 
 SMALL = 256 * 1024  # the answer limits these tests set
 HUNG_UP_BY = FLOOD // 2  # a reader that stops at its limit leaves most of a flood unsent
@@ -40,7 +41,7 @@ def dialled(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def _email(resend: ResendApi, claim: Claim, **fields: Any) -> str:
-    fields.setdefault("files", [("bill.pdf", "application/pdf", PDF)])
+    fields.setdefault("files", [("bill.pdf", "application/pdf", PDF_BYTES)])
     return resend.add_email(sender=f"Ann <{CUSTOMER}>", to=[claim_address(claim.id)], text="Fits.", **fields)
 
 
@@ -116,7 +117,7 @@ async def test_an_https_download_url_on_an_allowed_address_is_fetched_with_the_h
 
     assert response.json()["status"] == "processed", response.text
     [message] = await messages_of(app, claim.id)
-    assert await app.state.storage.read(message.attachment_key) == PDF
+    assert await app.state.storage.read(message.attachment_key) == PDF_BYTES
     assert "localhost" not in dialled  # the checked address is connected, the name kept for TLS
 
 

@@ -29,8 +29,9 @@ from tests.factories.inbound import (
 )
 from tests.factories.users import create_admin, create_user
 from tests.helpers import assert_error
-from tests.inbound.support import CUSTOMER, PDF, SUPPLIER, make_claim, messages_of
+from tests.inbound.support import CUSTOMER, SUPPLIER, make_claim, messages_of
 from tests.support.images import image_bytes
+from tests.support.pdf import PDF_BYTES
 
 pytestmark = pytest.mark.settings(**SECRETS)
 
@@ -122,7 +123,7 @@ async def test_the_first_allowed_attachment_is_kept(
             "liar.pdf", image_bytes(), "application/pdf", item_format
         ),  # name says pdf, bytes png
         attachment_item("crack.png", image_bytes(), "image/png", item_format),
-        attachment_item("invoice.pdf", PDF, "application/pdf", item_format),
+        attachment_item("invoice.pdf", PDF_BYTES, "application/pdf", item_format),
     ]
 
     response = await post_standard(client, build(fmt, CUSTOMER, claim.id, attachments=attachments))
@@ -146,7 +147,7 @@ async def test_an_attachment_alone_is_a_message(app: FastAPI, client: httpx.Asyn
             {
                 "filename": "scan",
                 "contentType": "application/octet-stream",
-                "content": base64.b64encode(PDF).decode(),
+                "content": base64.b64encode(PDF_BYTES).decode(),
             }
         ],
     )
@@ -162,11 +163,11 @@ async def test_an_attachment_alone_is_a_message(app: FastAPI, client: httpx.Asyn
     )
 
 
-@pytest.mark.settings(**SECRETS, max_inbound_attachment_size=len(PDF) - 1)
+@pytest.mark.settings(**SECRETS, max_inbound_attachment_size=len(PDF_BYTES) - 1)
 async def test_an_attachment_over_the_limit_is_ignored(app: FastAPI, client: httpx.AsyncClient) -> None:
     _customer, _supplier, claim = await make_claim(app)
     payload = build(
-        "provider", CUSTOMER, claim.id, attachments=[attachment_item("a.pdf", PDF, "application/pdf")]
+        "provider", CUSTOMER, claim.id, attachments=[attachment_item("a.pdf", PDF_BYTES, "application/pdf")]
     )
 
     response = await post_standard(client, payload)

@@ -16,10 +16,11 @@ from sqlalchemy.pool import NullPool
 
 from app.core.clock import frozen_time
 from app.models import CacheInvalidation, Claim, Event, Message, OutboxItem
-from tests.factories.claims import PDF_BYTES, attachment, claim_cast
+from tests.factories.claims import attachment, claim_cast
 from tests.factories.users import auth_headers
 from tests.helpers import assert_error, failing_statement, wait_for
 from tests.support.images import image_bytes
+from tests.support.pdf import PDF_BYTES
 
 # Near the real time: access tokens are checked against the wall clock too.
 SENT_AT = datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=10)

@@ -12,9 +12,8 @@ from tests.factories.claims import create_claim, create_message
 from tests.factories.notifications import notify_message, notify_status, outbox_rows
 from tests.factories.products import create_product
 from tests.factories.users import create_supplier, create_user
+from tests.support.pdf import PDF_BYTES
 from tests.support.smtp import Inbox
-
-PDF = b"%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"
 
 
 async def claim_with_message(
@@ -30,7 +29,7 @@ async def claim_with_message(
     supplier = await create_supplier(app, email="sam@example.com", name=names[1])
     product = await create_product(app, customer, name=names[2])
     claim = await create_claim(app, product, supplier=supplier)
-    key = await app.state.storage.save("attachments", PDF, "pdf")
+    key = await app.state.storage.save("attachments", PDF_BYTES, "pdf")
     message = await create_message(
         app,
         claim,
@@ -38,7 +37,7 @@ async def claim_with_message(
         body=body,
         attachment_name=attachment_name,
         attachment_mime="application/pdf",
-        attachment_size=len(PDF),
+        attachment_size=len(PDF_BYTES),
         attachment_key=key,
     )
     return customer, supplier, claim, message
@@ -74,7 +73,7 @@ async def test_new_message_email_has_headers_parts_link_and_attachment(
     [attachment] = list(email.iter_attachments())
     assert attachment.get_filename() == "invoice.pdf"
     assert attachment.get_content_type() == "application/pdf"
-    assert attachment.get_content() == PDF
+    assert attachment.get_content() == PDF_BYTES
     [row] = await outbox_rows(app, "email.claim_message")
     assert row.status == "done" and row.done_at is not None and row.attempts == 1
 

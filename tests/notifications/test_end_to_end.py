@@ -6,9 +6,10 @@ import httpx
 from fastapi import FastAPI
 
 from app.notifications.worker import OutboxWorker
-from tests.factories.claims import PDF_BYTES, attachment, claim_cast
+from tests.factories.claims import attachment, claim_cast
 from tests.factories.users import auth_headers
 from tests.notifications.gorush import Gorush
+from tests.support.pdf import PDF_BYTES
 from tests.support.smtp import Inbox
 
 

@@ -8,7 +8,8 @@ from fastapi import FastAPI
 from app.notifications.headers import header_value
 from app.notifications.worker import OutboxWorker
 from tests.factories.notifications import notify_message, notify_status, outbox_rows
-from tests.notifications.test_email import PDF, claim_with_message
+from tests.notifications.test_email import claim_with_message
+from tests.support.pdf import PDF_BYTES
 from tests.support.smtp import Inbox
 
 # Each of these made Python's email package refuse the header, or reached the wire raw.
@@ -55,7 +56,7 @@ async def test_control_characters_in_names_never_stop_an_email(
         assert all(not set(value) & set("".join(BREAKS) + "\x00") for _key, value in email.items())
     [attachment] = [part for email in emails for part in email.iter_attachments()]
     assert attachment.get_filename() == header_value(message.attachment_name or "")
-    assert attachment.get_content() == PDF
+    assert attachment.get_content() == PDF_BYTES
     for envelope in inbox.envelopes:
         assert envelope.rcpt_tos == ["ann@example.com"]  # nobody added by a header
 

@@ -14,7 +14,7 @@ from app.models import Product, Receipt
 from tests.factories.products import create_product, create_receipt
 from tests.factories.users import auth_headers, create_admin, create_supplier, create_user
 from tests.helpers import assert_error
-from tests.products.support import PDF_BYTES
+from tests.support.pdf import PDF_BYTES
 
 ROUTES: list[tuple[str, str]] = [
     ("GET", "/api/products/{p}"),

@@ -19,7 +19,7 @@ from app.products.warranty import expiry_date
 from tests.factories.products import create_product, create_receipt
 from tests.factories.users import auth_headers, create_admin, create_user
 from tests.helpers import count_queries
-from tests.products.support import PDF_BYTES
+from tests.support.pdf import PDF_BYTES
 
 LISTS = ("/api/products", "/api/products?page=1&limit=10", "/api/admin/products")
 NEW = {

@@ -10,8 +10,8 @@ from app.storage.files import display_file_name
 from tests.factories.products import create_product, create_receipt
 from tests.factories.users import auth_headers, create_user
 from tests.helpers import assert_error, files_of_a_rollback_and_a_commit
-from tests.products.support import PDF_BYTES
 from tests.support.images import image_bytes, png_bomb
+from tests.support.pdf import PDF_BYTES
 
 RECEIPT_FIELDS = {"id", "fileName", "fileType", "mimeType", "size", "createdAt", "url"}
 

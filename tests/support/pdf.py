@@ -1,4 +1,4 @@
-"""Helpers of the products tests: real file bytes."""
+"""The smallest PDF the uploads take: a receipt, a message attachment, an emailed file."""
 
 from __future__ import annotations
 
