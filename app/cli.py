@@ -105,9 +105,9 @@ def _prompt_password() -> str | None:
 async def _worker(_args: argparse.Namespace) -> int:
     import signal
 
-    from app.notifications.delivery import build_worker
-    from app.notifications.outbox import OUTBOX_WAKE
     from app.notifications.push import push_sender
+    from app.outbox.enqueue import OUTBOX_WAKE
+    from app.worker import build_worker
 
     settings = get_settings()
     hooks: dict[str, Any] = {}

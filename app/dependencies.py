@@ -32,7 +32,8 @@ from app.errors import Forbidden, NotFound, Unauthorized, ValidationFailed
 from app.messages.repository import MessageFilter, MessageRepository
 from app.models import Claim, Product, Receipt, User
 from app.models.enums import ClaimStatusName, Role
-from app.notifications.repository import DeviceTokenRepository, OutboxRepository
+from app.notifications.repository import DeviceTokenRepository
+from app.outbox.repository import OutboxRepository
 from app.pagecache.cached_pages import PageRequest
 from app.products.receipts import ReceiptRepository
 from app.products.repository import SORT_COLUMNS, ProductFilter, ProductRepository, ProductSort

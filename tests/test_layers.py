@@ -32,7 +32,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         "timeline realtime webhooks notifications",
         "changes",
         "users products claims messages auth calendar inbound health metrics dependencies",
-        "main cli migrations",
+        "main cli worker migrations",
     )
 )
 LAYER_OF = {package: index for index, layer in enumerate(LAYERS) for package in layer}
@@ -45,8 +45,6 @@ DEBTS: frozenset[tuple[str, str]] = frozenset(
         "changes -> products",
         # the expiry job records a change; compose and delivery read domain vocabularies and rows
         "notifications -> changes", "notifications -> users",
-        # the outbox worker and its handler types live in notifications; webhooks plug into them
-        "notifications -> webhooks", "webhooks -> notifications",
         # the hub asks the claims package and the token reader who may see a topic
         "realtime -> auth", "realtime -> claims",
         # one request-dependencies module for every domain

@@ -15,7 +15,7 @@ from app.core.security import PasswordHasher, create_access_token, hash_token
 from app.errors import Forbidden, Unauthorized, ValidationFailed
 from app.models import PasswordResetToken, User
 from app.models.enums import OutboxKind
-from app.notifications.outbox import enqueue
+from app.outbox.enqueue import enqueue
 from app.users import service as users_service
 from app.users.repository import UserRepository, normalize_roles
 

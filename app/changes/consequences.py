@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.core.driver_reads import DriverRead
 from app.models import Claim, User
 from app.models.enums import OutboxKind
-from app.notifications.outbox import enqueue
+from app.outbox.enqueue import enqueue
 from app.pagecache.cache import invalidate
 from app.realtime.events import publish
 from app.timeline.record import TimelineKind, add_to_timeline

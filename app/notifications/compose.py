@@ -17,7 +17,7 @@ from app.models.user import DELETED_USER
 from app.notifications.email import Attachment, Email
 from app.notifications.push import PushNotification
 from app.notifications.render import render
-from app.notifications.worker import Skipped
+from app.outbox.handlers import Skipped
 from app.storage.storage import Storage
 
 log = logging.getLogger(__name__)

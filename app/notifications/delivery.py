@@ -1,5 +1,7 @@
-"""The worker's handlers, one per outbox kind: load what the notification needs by id (a short session of
-its own), then send outside any transaction. Nothing left to send (the row's subject is gone) is success."""
+"""The outbox handlers of the notifications, one per outbox kind this package owns (email and push; the
+entry points register them with the worker, app.worker): load what the notification needs by id (a short
+session of its own), then send outside any transaction. Nothing left to send (the row's subject is gone) is
+success."""
 
 from __future__ import annotations
 
@@ -14,14 +16,12 @@ from app.core.security import hash_token
 from app.models import DeviceToken, PasswordResetToken
 from app.models.enums import OutboxKind
 from app.notifications import compose, expiry
-from app.notifications.email import Email, MailSender, build_message, mail_sender
+from app.notifications.email import Email, MailSender, build_message
 from app.notifications.password_reset import issue_reset_token, reset_email
-from app.notifications.push import PushNotification, PushSender, PushTarget, push_sender
-from app.notifications.worker import Handler, OutboxWorker
+from app.notifications.push import PushNotification, PushSender, PushTarget
+from app.outbox.handlers import Handler
 from app.storage.storage import Storage
-from app.storage.storage_backend import create_storage
 from app.users.repository import UserRepository
-from app.webhooks.delivery import WebhookDeliverer
 
 EmailComposer = Callable[[AsyncSession, dict[str, Any]], Awaitable[Email | None]]
 PushComposer = Callable[[AsyncSession, dict[str, Any]], Awaitable[tuple[int, PushNotification] | None]]
@@ -109,29 +109,3 @@ class Delivery:
                     delete(PasswordResetToken).where(PasswordResetToken.token_hash == hash_token(raw))
                 )
             raise
-
-
-def build_worker(
-    settings: Settings,
-    sessionmaker: async_sessionmaker[AsyncSession],
-    storage: Storage | None = None,
-    *,
-    mailer: MailSender | None = None,
-    pusher: PushSender | None = None,
-    webhooks: WebhookDeliverer | None = None,
-) -> OutboxWorker:
-    """The worker with the configured senders (tests may pass their own)."""
-    delivery = Delivery(
-        settings,
-        sessionmaker,
-        storage or create_storage(settings),
-        mailer or mail_sender(settings),
-        pusher or push_sender(settings),
-    )
-
-    async def daily() -> None:
-        await expiry.send_expiry_alerts(sessionmaker, settings)
-
-    webhooks = webhooks or WebhookDeliverer(settings, sessionmaker)
-    handlers = {**delivery.handlers(), **webhooks.handlers()}
-    return OutboxWorker(settings, sessionmaker, handlers, daily=daily)

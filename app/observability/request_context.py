@@ -1,6 +1,6 @@
 """The request being served, in a context variable: its id and, once known, its user's id.
 
-Log records read it (app.observability.logs), outbox rows copy its id (app.notifications.outbox), and the
+Log records read it (app.observability.logs), outbox rows copy its id (app.outbox.enqueue), and the
 outbox worker binds a row's id while delivering it, so every line a request causes names it. One mutable
 object per request: a user found in a dependency is seen by the middleware that bound it, whatever context
 copies lie between."""

@@ -17,7 +17,7 @@ from app.core.addresses import Refused
 from app.core.clock import utc_now
 from app.models import WebhookDelivery, WebhookEndpoint
 from app.models.enums import OutboxKind
-from app.notifications.worker import Handler, PermanentFailure, Skipped
+from app.outbox.handlers import Handler, PermanentFailure, Skipped
 from app.webhooks.sender import Unsuccessful, post
 from app.webhooks.signing import signed_headers
 

@@ -18,7 +18,7 @@ from app.core.clock import iso_utc_z, utc_now
 from app.core.driver_reads import DriverRead
 from app.models import WebhookDelivery, WebhookEndpoint
 from app.models.enums import OutboxKind
-from app.notifications.outbox import enqueue
+from app.outbox.enqueue import enqueue
 from app.webhooks.signing import new_message_id
 
 EVENT_TYPES = (

@@ -13,7 +13,7 @@ from app.core.repository import Repository
 from app.errors import NotFound
 from app.models import OutboxItem, WebhookDelivery, WebhookEndpoint
 from app.models.enums import OutboxKind, OutboxState
-from app.notifications.outbox import enqueue, wake_worker
+from app.outbox.enqueue import enqueue, wake_worker
 
 S = TypeVar("S", bound=Select)
 

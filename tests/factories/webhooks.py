@@ -12,10 +12,10 @@ from standardwebhooks.webhooks import Webhook
 
 from app.config import Settings
 from app.models import WebhookDelivery
-from app.notifications.delivery import build_worker
-from app.notifications.worker import OutboxWorker
+from app.outbox.worker import OutboxWorker
 from app.webhooks.delivery import WebhookDeliverer
 from app.webhooks.recording import EVENT_TYPES
+from app.worker import build_worker
 from tests.factories.users import auth_headers, create_admin
 from tests.webhooks.receiver import Received
 

@@ -5,10 +5,10 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from fastapi import FastAPI
 
-from app.notifications.delivery import build_worker
 from app.notifications.email import SmtpSender
 from app.notifications.push import GorushPush
-from app.notifications.worker import OutboxWorker
+from app.outbox.worker import OutboxWorker
+from app.worker import build_worker
 from tests.notifications.gorush import Gorush
 from tests.support.smtp import SMTP_URL, Inbox
 

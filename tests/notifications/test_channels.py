@@ -10,9 +10,9 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from app.notifications.delivery import build_worker
 from app.notifications.email import SmtpSender
 from app.notifications.push import GorushPush
+from app.worker import build_worker
 from tests.factories.claims import claim_cast, create_message
 from tests.factories.notifications import notify_message, outbox_rows
 from tests.factories.users import auth_headers

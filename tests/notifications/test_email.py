@@ -7,7 +7,7 @@ from email.message import EmailMessage
 from fastapi import FastAPI
 
 from app.models import Claim, Message, User
-from app.notifications.worker import OutboxWorker
+from app.outbox.worker import OutboxWorker
 from tests.factories.claims import create_claim, create_message
 from tests.factories.notifications import notify_message, notify_status, outbox_rows
 from tests.factories.products import create_product

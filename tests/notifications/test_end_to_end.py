@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 from fastapi import FastAPI
 
-from app.notifications.worker import OutboxWorker
+from app.outbox.worker import OutboxWorker
 from tests.factories.claims import attachment, claim_cast
 from tests.factories.users import auth_headers
 from tests.notifications.gorush import Gorush

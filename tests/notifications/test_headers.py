@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from app.notifications.headers import header_value
-from app.notifications.worker import OutboxWorker
+from app.outbox.worker import OutboxWorker
 from tests.factories.notifications import notify_message, notify_status, outbox_rows
 from tests.notifications.test_email import claim_with_message
 from tests.support.pdf import PDF_BYTES

@@ -7,7 +7,7 @@ from email.message import EmailMessage
 import httpx
 from fastapi import FastAPI
 
-from app.notifications.worker import OutboxWorker
+from app.outbox.worker import OutboxWorker
 from tests.factories.outcomes import extension_from_today, resolved_cast
 from tests.support.smtp import Inbox
 

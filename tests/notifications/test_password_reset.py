@@ -10,7 +10,7 @@ import pytest
 from fastapi import FastAPI
 
 from app.core.clock import frozen_time, utc_now
-from app.notifications.worker import OutboxWorker
+from app.outbox.worker import OutboxWorker
 from tests.factories.notifications import outbox_rows
 from tests.factories.users import DEFAULT_PASSWORD, create_user
 from tests.helpers import assert_error

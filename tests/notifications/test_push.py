@@ -13,7 +13,7 @@ from app.core.clock import utc_today
 from app.models import DeviceToken
 from app.notifications.expiry import send_expiry_alerts
 from app.notifications.push import GorushPush, PushNotification, PushTarget, invalid_tokens, masked
-from app.notifications.worker import OutboxWorker
+from app.outbox.worker import OutboxWorker
 from tests.factories.claims import create_claim, create_message
 from tests.factories.notifications import notify_message, notify_status, outbox_rows
 from tests.factories.products import create_product

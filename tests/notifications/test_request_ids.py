@@ -9,8 +9,8 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from app.notifications.worker import OutboxWorker
 from app.observability.logs import RequestContextFilter
+from app.outbox.worker import OutboxWorker
 from tests.factories.claims import create_claim
 from tests.factories.notifications import outbox_rows
 from tests.factories.products import create_product
@@ -43,7 +43,7 @@ async def test_a_message_s_notifications_carry_its_request_id_to_the_gateway_and
     assert {row.request_id for row in rows} == {"req-part-shipped"}
 
     caplog.handler.addFilter(RequestContextFilter())
-    with caplog.at_level(logging.WARNING, logger="app.notifications.worker"):
+    with caplog.at_level(logging.WARNING, logger="app.outbox.worker"):
         await push_worker.run_until_idle()  # no mail server runs: the email fails and is logged
 
     [push] = [request for request in gorush.requests if request["path"] == "/api/push"]
@@ -53,7 +53,7 @@ async def test_a_message_s_notifications_carry_its_request_id_to_the_gateway_and
 
 
 async def test_a_notification_no_request_caused_has_no_request_id(app: FastAPI) -> None:
-    from app.notifications.outbox import enqueue
+    from app.outbox.enqueue import enqueue
 
     async with app.state.sessionmaker() as session, session.begin():
         enqueue(session, "email.expiry_alert", {"productId": 1, "days": 7})

@@ -12,8 +12,8 @@ from sqlalchemy import select
 
 from app.core.clock import utc_now
 from app.models import OutboxItem
-from app.notifications.retention import prune_outbox
-from app.notifications.worker import OutboxWorker
+from app.outbox.retention import prune_outbox
+from app.outbox.worker import OutboxWorker
 from tests.helpers import count_queries, wait_for
 
 

@@ -10,7 +10,7 @@ from sqlalchemy import update
 
 from app.core.clock import frozen_time, utc_now
 from app.models import Claim
-from app.notifications.worker import OutboxWorker
+from app.outbox.worker import OutboxWorker
 from tests.factories.claims import create_claim, create_message
 from tests.factories.notifications import notify_message, notify_status, outbox_rows
 from tests.factories.products import create_product

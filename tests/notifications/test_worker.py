@@ -15,9 +15,9 @@ from app.config import Settings
 from app.core.clock import frozen_time, utc_now
 from app.core.db import create_engine, create_sessionmaker
 from app.models import OutboxItem
-from app.notifications.delivery import build_worker
 from app.notifications.email import SmtpSender
-from app.notifications.worker import OutboxWorker
+from app.outbox.worker import OutboxWorker
+from app.worker import build_worker
 from tests.factories.claims import create_claim, create_message
 from tests.factories.notifications import notify_message, outbox_rows
 from tests.factories.products import create_product
@@ -165,7 +165,7 @@ async def test_a_crashed_workers_lease_runs_out_and_the_row_is_delivered(
 
 
 async def test_unknown_kind_fails_without_retrying(app: FastAPI, worker: OutboxWorker) -> None:
-    from app.notifications.outbox import enqueue
+    from app.outbox.enqueue import enqueue
 
     async with app.state.sessionmaker() as session, session.begin():
         enqueue(session, "fax.claim_message", {})

@@ -35,24 +35,14 @@ from app.core.background import pause
 from app.core.clock import utc_now, utc_today
 from app.models import OutboxItem
 from app.models.enums import OutboxState
-from app.notifications.retention import prune_outbox
 from app.observability import request_context
-from app.timeline.record import notification_finished
+from app.outbox.handlers import Finished, Handler, PermanentFailure, Skipped
+from app.outbox.retention import prune_outbox
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[[dict[str, Any]], Awaitable[None]]
-
 PRUNE_EVERY = 3600.0  # seconds between two prunings of the outbox by one worker
 OTHER = "other"  # the channel of kinds no handler's channel covers
-
-
-class PermanentFailure(Exception):
-    """Delivery can never succeed (unknown kind, malformed payload): the row fails without retrying."""
-
-
-class Skipped(Exception):
-    """Nothing may be sent any more (the recipient left the claim): the row ends `skipped`, untried."""
 
 
 @dataclass(frozen=True)
@@ -111,11 +101,13 @@ class OutboxWorker:
         sessionmaker: async_sessionmaker[AsyncSession],
         handlers: Mapping[str, Handler],
         daily: Callable[[], Awaitable[object]] | None = None,
+        finished: Finished | None = None,
     ) -> None:
         self.settings = settings
         self.sessionmaker = sessionmaker
         self.handlers = handlers
         self.daily = daily  # the expiry alerts, run once per day by the loop
+        self.finished = finished  # a claim's timeline notes its notifications' outcomes
         self._stop = asyncio.Event()
         self._lane_wakes: set[asyncio.Event] = set()
         self._daily_done_on: date | None = None
@@ -220,9 +212,9 @@ class OutboxWorker:
                 .where(OutboxItem.id == item.id, OutboxItem.locked_until == item.lease)
                 .values(**values)
             )
-            if "status" in values and result.rowcount == 1:  # type: ignore[attr-defined]
+            if self.finished is not None and "status" in values and result.rowcount == 1:  # type: ignore[attr-defined]
                 status, error = values["status"], values["last_error"]
-                await notification_finished(session, item.id, item.kind, item.payload, status, error)
+                await self.finished(session, item.id, item.kind, item.payload, status, error)
 
     async def run_until_idle(self) -> int:
         """Deliver until nothing is due, every channel on its own; answers how many rows were attempted."""
@@ -273,7 +265,7 @@ class OutboxWorker:
         self._daily_done_on = today
 
     async def run_pruning(self) -> None:
-        """Outbox retention (app.notifications.retention), at most once per PRUNE_EVERY per process."""
+        """Outbox retention (app.outbox.retention), at most once per PRUNE_EVERY per process."""
         now = time.monotonic()
         if self._pruned_at is not None and now - self._pruned_at < PRUNE_EVERY:
             return

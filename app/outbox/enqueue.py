@@ -1,5 +1,5 @@
 """The transactional outbox: work that leaves the process is recorded in the transaction of the change
-that causes it, and delivered after commit by the worker (app.notifications.worker)."""
+that causes it, and delivered after commit by the worker (app.outbox.worker)."""
 
 from __future__ import annotations
 
