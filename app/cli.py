@@ -128,7 +128,7 @@ async def _worker(_args: argparse.Namespace) -> int:
 
 
 async def _send_expiry_alerts(_args: argparse.Namespace) -> int:
-    from app.notifications.expiry import send_expiry_alerts
+    from app.products.expiry_alerts import send_expiry_alerts
 
     settings = get_settings()
     async with _sessions(settings) as sessions:

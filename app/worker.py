@@ -15,12 +15,12 @@ from fastapi import FastAPI
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings
-from app.notifications import expiry
 from app.notifications.delivery import Delivery
 from app.notifications.email import MailSender, mail_sender
 from app.notifications.push import PushSender, push_sender
 from app.outbox.enqueue import OUTBOX_WAKE
 from app.outbox.worker import OutboxWorker
+from app.products.expiry_alerts import send_expiry_alerts
 from app.storage.storage import Storage
 from app.storage.storage_backend import create_storage
 from app.timeline.record import notification_finished
@@ -48,7 +48,7 @@ def build_worker(
     )
 
     async def daily() -> None:
-        await expiry.send_expiry_alerts(sessionmaker, settings)
+        await send_expiry_alerts(sessionmaker, settings)
 
     webhooks = webhooks or WebhookDeliverer(settings, sessionmaker)
     handlers = {**delivery.handlers(), **webhooks.handlers()}

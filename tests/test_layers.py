@@ -43,8 +43,6 @@ DEBTS: frozenset[tuple[str, str]] = frozenset(
     for pair in (
         # the typed changes and hub payloads read domain schemas and queries
         "changes -> products",
-        # the expiry job records a change; compose and delivery read domain vocabularies and rows
-        "notifications -> changes", "notifications -> users",
         # the hub asks the claims package and the token reader who may see a topic
         "realtime -> auth", "realtime -> claims",
         # one request-dependencies module for every domain

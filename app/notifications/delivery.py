@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings
 from app.core.security import hash_token
-from app.models import DeviceToken, PasswordResetToken
+from app.models import DeviceToken, PasswordResetToken, User
 from app.models.enums import OutboxKind
 from app.notifications import compose, expiry
 from app.notifications.email import Email, MailSender, build_message
@@ -21,7 +21,6 @@ from app.notifications.password_reset import issue_reset_token, reset_email
 from app.notifications.push import PushNotification, PushSender, PushTarget
 from app.outbox.handlers import Handler
 from app.storage.storage import Storage
-from app.users.repository import UserRepository
 
 EmailComposer = Callable[[AsyncSession, dict[str, Any]], Awaitable[Email | None]]
 PushComposer = Callable[[AsyncSession, dict[str, Any]], Awaitable[tuple[int, PushNotification] | None]]
@@ -94,7 +93,9 @@ class Delivery:
         """Sent whatever the user's email setting. The token is minted here, at send time: a retry after a
         failed send mints another (the unsent one simply expires unused)."""
         async with self.sessionmaker() as session, session.begin():
-            user = await UserRepository(session).get_by_email(str(payload["email"]))
+            user = await session.scalar(
+                select(User).where(User.email == str(payload["email"]).strip().lower())
+            )
             if user is None:
                 return  # no account: nothing to send, and the caller was told nothing either
             raw = await issue_reset_token(session, user.id, self.settings)

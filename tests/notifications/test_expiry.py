@@ -10,8 +10,8 @@ from fastapi import FastAPI
 
 from app.core.clock import frozen_time
 from app.models import Product, User
-from app.notifications.expiry import send_expiry_alerts
 from app.outbox.worker import OutboxWorker
+from app.products.expiry_alerts import send_expiry_alerts
 from tests.factories.notifications import outbox_rows
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_user

@@ -11,9 +11,9 @@ from sqlalchemy import select
 
 from app.core.clock import utc_today
 from app.models import DeviceToken
-from app.notifications.expiry import send_expiry_alerts
 from app.notifications.push import GorushPush, PushNotification, PushTarget, invalid_tokens, masked
 from app.outbox.worker import OutboxWorker
+from app.products.expiry_alerts import send_expiry_alerts
 from tests.factories.claims import create_claim, create_message
 from tests.factories.notifications import notify_message, notify_status, outbox_rows
 from tests.factories.products import create_product

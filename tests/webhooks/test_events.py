@@ -11,7 +11,7 @@ import pytest
 from fastapi import FastAPI
 
 from app.core.clock import utc_today
-from app.notifications.expiry import send_expiry_alerts
+from app.products.expiry_alerts import send_expiry_alerts
 from tests.factories.claims import claim_cast, create_claim
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_user
