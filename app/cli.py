@@ -9,13 +9,16 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings, get_settings
 from app.core.private_files import keep_files_private
 from app.models.enums import Role
+
+if TYPE_CHECKING:
+    from app.core.db import CommitHooks
 
 Sessions = async_sessionmaker[AsyncSession]
 
@@ -57,7 +60,7 @@ def _migrate(_args: argparse.Namespace) -> int:
 
 
 @asynccontextmanager
-async def _sessions(settings: Settings, hooks: dict[str, Any] | None = None) -> AsyncIterator[Sessions]:
+async def _sessions(settings: Settings, hooks: CommitHooks | None = None) -> AsyncIterator[Sessions]:
     """Sessions on an engine of their own, disposed of when the command ends."""
     from app.core.db import create_engine, create_sessionmaker
 
@@ -105,17 +108,17 @@ def _prompt_password() -> str | None:
 async def _worker(_args: argparse.Namespace) -> int:
     import signal
 
+    from app.core.db import CommitHooks
     from app.notifications.push import push_sender
-    from app.outbox.enqueue import OUTBOX_WAKE
     from app.worker import build_worker
 
     settings = get_settings()
-    hooks: dict[str, Any] = {}
+    hooks = CommitHooks()
     pusher = push_sender(settings)
     async with _sessions(settings, hooks) as sessions:
         worker = build_worker(settings, sessions, pusher=pusher)
         # Wakes on this process's own commits (the daily expiry alerts); the API's are found by polling.
-        hooks[OUTBOX_WAKE] = worker.wake
+        hooks.wake_outbox = worker.wake
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, worker.stop)

@@ -21,7 +21,7 @@ from app.calendar.router import router as calendar_router
 from app.claims.router import router as claims_router
 from app.config import Settings, get_settings
 from app.core.background import finish
-from app.core.db import create_engine, create_read_engine, create_sessionmaker
+from app.core.db import CommitHooks, create_engine, create_read_engine, create_sessionmaker
 from app.core.private_files import keep_files_private
 from app.core.security import PasswordHasher
 from app.core.signing_key import ensure_signing_key
@@ -110,18 +110,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         engine = create_engine(settings)
         app.state.engine = engine
         # Filled in below by the hub and the worker: how a commit reaches them.
-        session_hooks: dict[str, object] = {}
-        app.state.sessionmaker = create_sessionmaker(engine, session_hooks)
+        hooks = CommitHooks()
+        app.state.sessionmaker = create_sessionmaker(engine, hooks)
         app.state.read_engine = create_read_engine(engine)
-        app.state.read_sessionmaker = create_sessionmaker(app.state.read_engine, session_hooks)
+        app.state.read_sessionmaker = create_sessionmaker(app.state.read_engine, hooks)
         app.state.storage = create_storage(settings)
         app.state.page_cache = PageCache(settings.cache_ttl)
         stop = asyncio.Event()
         pruning = asyncio.create_task(prune_forever(app.state.sessionmaker, settings.cache_ttl, stop))
         try:
             async with (
-                hub_lifespan(app, settings, session_hooks),
-                worker_lifespan(app, settings, session_hooks),
+                hub_lifespan(app, settings, hooks),
+                worker_lifespan(app, settings, hooks),
             ):
                 yield
         finally:

@@ -9,16 +9,15 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 from fastapi import FastAPI
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings
+from app.core.db import CommitHooks
 from app.notifications.delivery import Delivery
 from app.notifications.email import MailSender, mail_sender
 from app.notifications.push import PushSender, push_sender
-from app.outbox.enqueue import OUTBOX_WAKE
 from app.outbox.worker import OutboxWorker
 from app.products.expiry_alerts import send_expiry_alerts
 from app.storage.storage import Storage
@@ -56,21 +55,19 @@ def build_worker(
 
 
 @asynccontextmanager
-async def worker_lifespan(
-    app: FastAPI, settings: Settings, session_hooks: dict[str, Any]
-) -> AsyncIterator[None]:
+async def worker_lifespan(app: FastAPI, settings: Settings, hooks: CommitHooks) -> AsyncIterator[None]:
     if not settings.run_worker:
         yield
         return
     pusher = push_sender(settings)  # one HTTP client for the worker's lifetime
     worker = build_worker(settings, app.state.sessionmaker, app.state.storage, pusher=pusher)
     app.state.outbox_worker = worker
-    session_hooks[OUTBOX_WAKE] = worker.wake
+    hooks.wake_outbox = worker.wake
     task = asyncio.create_task(worker.run_forever(), name="outbox-worker")
     try:
         yield
     finally:
-        session_hooks.pop(OUTBOX_WAKE, None)
+        hooks.wake_outbox = None
         worker.stop()
         try:
             await asyncio.wait_for(task, timeout=STOP_GRACE)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from app.errors import AppError
 _AFTER_COMMIT = "after_commit_callbacks"
 _AFTER_ROLLBACK = "after_rollback_callbacks"
 _KEEP_ON_ERROR = "commit_on_app_error"
+_COMMIT_HOOKS = "commit_hooks"
 _READ_ONLY = "warranty_read_only"  # a session info key and a SQLite execution option
 _IDLE_SINCE = "idle_since"
 READ_METHODS = ("GET", "HEAD")
@@ -106,14 +108,32 @@ def _configure_sqlite(engine: AsyncEngine, database: Path | None) -> None:
         conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get(_READ_ONLY) else "BEGIN IMMEDIATE")
 
 
+@dataclass(slots=True)
+class CommitHooks:
+    """How a commit reaches what runs beside the database in this process: one per app (or command), shared
+    by its sessionmakers, filled in by the lifespans that start the hub and the worker and emptied when they
+    stop (None: nothing listens). Code that needs one registers it with `on_commit`, so it runs only once
+    the transaction has committed, in commit order, never on rollback."""
+
+    # The hub (SQLite, one process): a committed event's id, topic and payload (app.realtime.events).
+    publish_event: Callable[[int, str, str], None] | None = None
+    # The outbox worker: something was enqueued, deliver now rather than at the next poll (app.outbox).
+    wake_outbox: Callable[[], None] | None = None
+
+
 def create_sessionmaker(
-    engine: AsyncEngine, info: dict[str, Any] | None = None
+    engine: AsyncEngine, hooks: CommitHooks | None = None
 ) -> async_sessionmaker[AsyncSession]:
-    """`info` is copied into every session: the hooks through which commits reach the hub and the worker."""
-    # `is not None`: an empty dict filled in later by the lifespans must be the very dict sessions copy.
+    """Every session it makes carries `hooks` (read them with `commit_hooks`)."""
     return async_sessionmaker(
-        engine, expire_on_commit=False, autoflush=False, info=info if info is not None else {}
+        engine, expire_on_commit=False, autoflush=False, info={_COMMIT_HOOKS: hooks or CommitHooks()}
     )
+
+
+def commit_hooks(session: AsyncSession) -> CommitHooks:
+    """The hooks of the sessionmaker that made `session` (none set for a session made elsewhere)."""
+    hooks = session.info.get(_COMMIT_HOOKS)
+    return hooks if isinstance(hooks, CommitHooks) else CommitHooks()
 
 
 def on_commit(session: AsyncSession, callback: Callable[[], None]) -> None:

@@ -8,13 +8,10 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.clock import utc_now
-from app.core.db import on_commit
+from app.core.db import commit_hooks, on_commit
 from app.models import OutboxItem
 from app.models.enums import OutboxKind, OutboxState
 from app.observability import request_context
-
-# Set by the app on every session it makes (sessionmaker info): wakes the worker after a commit.
-OUTBOX_WAKE = "outbox_wake"
 
 
 def enqueue(session: AsyncSession, kind: OutboxKind, payload: dict[str, Any]) -> OutboxItem:
@@ -35,6 +32,6 @@ def enqueue(session: AsyncSession, kind: OutboxKind, payload: dict[str, Any]) ->
 
 def wake_worker(session: AsyncSession) -> None:
     """Once this session commits, the worker delivers at once rather than at its next poll."""
-    wake = session.info.get(OUTBOX_WAKE)
+    wake = commit_hooks(session).wake_outbox
     if wake is not None:
         on_commit(session, wake)

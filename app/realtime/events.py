@@ -4,25 +4,22 @@ This is the interface the rest of the service uses; the hub (app.realtime.hub) d
 Ids follow commit order: on PostgreSQL a deferred trigger gives the row its id when the transaction
 commits, under a lock (migration 0006), and sends NOTIFY so every process's hub reads the new rows; the id
 seen before the commit is not the event's. In one process (SQLite, whose writers commit one at a time in
-the order they take ids) the after-commit hook EVENT_SINK hands the committed events to the hub, which
-then needs no query to deliver them.
+the order they take ids) the after-commit hook `CommitHooks.publish_event` (app.core.db) hands each
+committed event to the hub, which then needs no query to deliver it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.core.db import on_commit
+from app.core.db import commit_hooks, on_commit
 from app.models import Event
 from app.realtime.topics import Topic
 
-# Set by the app on every session it makes (sessionmaker info): called after commit with the events.
-EVENT_SINK = "event_sink"
 # The NOTIFY channel (app.realtime.backends.postgres listens on it), sent by migration 0006's trigger with
 # an empty payload: it only says "read the table".
 NOTIFY_CHANNEL = "warranty_events"
@@ -50,8 +47,8 @@ async def publish(session: AsyncSession, topic: str, payload: dict[str, Any]) ->
     if session.get_bind().dialect.name == "postgresql":
         return event  # written with the transaction's other changes; its id is given at commit
     await session.flush()
-    sink: Callable[[list[StoredEvent]], None] | None = session.info.get(EVENT_SINK)
+    sink = commit_hooks(session).publish_event
     if sink is not None:
-        stored = StoredEvent(event.id, event.topic, event.payload)
-        on_commit(session, lambda: sink([stored]))
+        event_id, topic, text = event.id, event.topic, event.payload
+        on_commit(session, lambda: sink(event_id, topic, text))
     return event

@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings
 from app.core.background import finish, pause
+from app.core.db import CommitHooks
 from app.realtime.backends import Backend
 from app.realtime.backends.memory import MemoryBackend
 from app.realtime.backends.postgres import PostgresBackend
@@ -40,9 +41,7 @@ GC_YOUNG_THRESHOLD = 50_000
 
 
 @asynccontextmanager
-async def hub_lifespan(
-    app: FastAPI, settings: Settings, session_hooks: dict[str, Any]
-) -> AsyncIterator[None]:
+async def hub_lifespan(app: FastAPI, settings: Settings, hooks: CommitHooks) -> AsyncIterator[None]:
     hub = Hub(settings.sse_queue_size, settings.sse_max_streams_per_user)
     gc_thresholds = gc.get_threshold()
     gc.set_threshold(max(GC_YOUNG_THRESHOLD, gc_thresholds[0]), *gc_thresholds[1:])
@@ -58,9 +57,7 @@ async def hub_lifespan(
         await tail.prepare()
     # PostgreSQL: delivery only through the table reader woken by NOTIFY (any process); SQLite: only the
     # after-commit hook. Never both, so nothing is delivered twice.
-    backend: Backend = (
-        MemoryBackend(session_hooks) if settings.is_sqlite else PostgresBackend(settings.database_url)
-    )
+    backend: Backend = MemoryBackend(hooks) if settings.is_sqlite else PostgresBackend(settings.database_url)
     app.state.hub_backend = backend
     if isinstance(backend, PostgresBackend):
         # A new pooled connection means the database answers: the listener reconnects now.

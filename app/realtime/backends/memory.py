@@ -1,19 +1,22 @@
-"""Single process: the session's after-commit hook (EVENT_SINK) hands the committed events to the tail."""
+"""Single process: the session's after-commit hook (CommitHooks.publish_event) hands each committed event to
+the tail."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from app.realtime.events import EVENT_SINK
+from app.core.db import CommitHooks
+from app.realtime.events import StoredEvent
 from app.realtime.tail import EventTail
 
 
 class MemoryBackend:
-    def __init__(self, session_hooks: dict[str, Any]) -> None:
-        self._hooks = session_hooks
+    def __init__(self, hooks: CommitHooks) -> None:
+        self._hooks = hooks
 
     async def start(self, tail: EventTail) -> None:
-        self._hooks[EVENT_SINK] = tail.accept
+        def publish(event_id: int, topic: str, payload: str) -> None:
+            tail.accept([StoredEvent(event_id, topic, payload)])
+
+        self._hooks.publish_event = publish
 
     async def stop(self) -> None:
-        self._hooks.pop(EVENT_SINK, None)
+        self._hooks.publish_event = None
