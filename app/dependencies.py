@@ -15,13 +15,13 @@ from fastapi import Depends, Path, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.access.claims import get_visible_claim
+from app.access.credentials import user_for
 from app.api.client_address import client_address
 from app.api.pagination import PageParams, parse_page_params
-from app.auth.credentials import user_for
 from app.auth.throttle import Throttle, get_throttle
 from app.auth.tokens import RefreshTokenRepository
 from app.calendar.repository import CalendarRepository
-from app.claims.access import get_visible_claim
 from app.claims.repository import ClaimFilter, ClaimRepository
 from app.config import Settings
 from app.core.db import get_session
@@ -133,8 +133,8 @@ async def current_token_payload(
 CurrentTokenPayload = Annotated[AccessTokenPayload, Depends(current_token_payload)]
 
 
-async def current_user(payload: CurrentTokenPayload, users: UserRepo) -> User:
-    return await user_for(payload, users)
+async def current_user(payload: CurrentTokenPayload, session: SessionDep) -> User:
+    return await user_for(payload, session)
 
 
 CurrentUser = Annotated[User, Depends(current_user)]

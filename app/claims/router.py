@@ -8,10 +8,10 @@ from typing import Any
 from fastapi import APIRouter, Response, status
 from sqlalchemy import select
 
+from app.access.claims import participating_claims
 from app.api.openapi import errors
 from app.api.pagination import JsonList, Page, PageParams, list_json
 from app.claims import service
-from app.claims.access import participating_claims
 from app.claims.outcome import Resolution
 from app.claims.repository import LIST_KEY, ClaimFilter
 from app.claims.schemas import (

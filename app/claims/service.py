@@ -3,10 +3,10 @@ is recorded (app.changes) in the request's transaction, which runs what it cause
 
 from __future__ import annotations
 
+from app.access.claims import ADMIN, claim_roles
 from app.changes.dispatch import record
 from app.changes.events import ClaimOpened, ClaimStatusChanged, SupplierAssigned
 from app.claims import outcome, transitions
-from app.claims.access import ADMIN, claim_roles
 from app.claims.repository import ClaimRepository, already_active
 from app.core.clock import utc_now
 from app.errors import Forbidden, NotFound, ValidationFailed

@@ -1,10 +1,10 @@
 """The claim lifecycle (docs/api.md §6.1): which moves exist and who may make each, checked in this
 order: a participant not in the move's row gets 403, any move not in the table 409. (Who may see the
-claim at all, 404, is checked before, by app.claims.access.)"""
+claim at all, 404, is checked before, by app.access.claims.)"""
 
 from __future__ import annotations
 
-from app.claims.access import ADMIN, CUSTOMER, SUPPLIER
+from app.access.claims import ADMIN, CUSTOMER, SUPPLIER
 from app.errors import Conflict, Forbidden
 from app.models.enums import ClaimStatus
 

@@ -6,9 +6,9 @@ from sqlalchemy import exists, literal, or_, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.access.claims import is_participant
 from app.changes.dispatch import record
 from app.changes.events import MessagesRead
-from app.claims.access import is_participant
 from app.core.clock import utc_now
 from app.core.types import UtcDateTime
 from app.messages.recipient_reads import recipient_read

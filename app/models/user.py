@@ -31,7 +31,7 @@ class User(Timestamps, Base):
     email_notifications_enabled: Mapped[bool] = mapped_column(Boolean, default=True)
     profile_picture: Mapped[str | None] = mapped_column(String(255))
     # Raised by a password change or reset: access tokens carry the value they were issued with, and one
-    # carrying an older value is refused (app/auth/credentials.py), open hub streams included.
+    # carrying an older value is refused (app/access/credentials.py), open hub streams included.
     credential_version: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
 
     @property

@@ -25,8 +25,8 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import UnaryExpression
 
+from app.access.claims import visible_claims
 from app.api.pagination import KeyKind
-from app.claims.access import visible_claims
 from app.core.driver_reads import driver_read
 from app.core.ids import MAX_ID
 from app.core.repository import Repository

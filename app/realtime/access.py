@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.auth.credentials import check_credentials
-from app.claims.access import visible_claims
+from app.access.claims import visible_claims
+from app.access.credentials import check_credentials
 from app.config import Settings
 from app.core.security import AccessTokenPayload, decode_access_token
 from app.errors import Forbidden, Unauthorized

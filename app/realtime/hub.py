@@ -62,7 +62,7 @@ class Subscriber:
         # For the hub's clock (app.realtime.stream_clock), in event-loop time.
         self.written = asyncio.get_running_loop().time()  # when its stream last wrote
         self.expires_at = float("inf")  # when its token expires
-        self.credential_version = 0  # its token's (app/auth/credentials.check_credentials)
+        self.credential_version = 0  # its token's (app/access/credentials.check_credentials)
         self.beat = False  # a heartbeat is due
 
     def wake(self) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.claims.access import may_see
+from app.access.claims import may_see
 from app.core.background import pause
 from app.models import Claim, User
 from app.realtime.hub import Hub

@@ -19,7 +19,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError
 
-from app.core.driver_reads import DriverRead
+from app.access.credentials import user_by_id
 from app.core.repository import Repository
 from app.errors import Conflict
 from app.models import Claim, Message, Product, Receipt, User
@@ -36,9 +36,6 @@ LIST_COLUMNS = (
     User.email_notifications_enabled,
     User.created_at,
 )
-
-# Every authenticated request loads its caller: on the driver's connection (app.core.driver_reads).
-_USER_BY_ID = DriverRead(select(User).where(User.id == bindparam("user_id")), User)
 
 
 def normalize_roles(roles: Sequence[str] | None) -> list[str]:
@@ -76,7 +73,7 @@ class UserFilter:
 
 class UserRepository(Repository):
     async def get(self, user_id: int) -> User | None:
-        return await _USER_BY_ID.get(self.session, user_id, user_id=user_id)
+        return await user_by_id(self.session, user_id)
 
     async def get_by_email(self, email: str) -> User | None:
         result = await self.session.execute(select(User).where(User.email == email.strip().lower()))

@@ -3,11 +3,22 @@ role change or a deleted account takes effect on the next request."""
 
 from __future__ import annotations
 
+from sqlalchemy import bindparam, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.core.driver_reads import DriverRead
 from app.core.security import AccessTokenPayload
 from app.errors import Unauthorized
 from app.models import User
 from app.observability import request_context
-from app.users.repository import UserRepository
+
+# Every authenticated request loads its caller: on the driver's connection (app.core.driver_reads).
+_USER_BY_ID = DriverRead(select(User).where(User.id == bindparam("user_id")), User)
+
+
+async def user_by_id(session: AsyncSession, user_id: int) -> User | None:
+    """The user with this id, or None (the identity map answers first, as `session.get` does)."""
+    return await _USER_BY_ID.get(session, user_id, user_id=user_id)
 
 
 def check_credentials(payload: AccessTokenPayload, user: User | None) -> User:
@@ -18,7 +29,7 @@ def check_credentials(payload: AccessTokenPayload, user: User | None) -> User:
     return user
 
 
-async def user_for(payload: AccessTokenPayload, users: UserRepository) -> User:
-    user = check_credentials(payload, await users.get(payload.user_id))
+async def user_for(payload: AccessTokenPayload, session: AsyncSession) -> User:
+    user = check_credentials(payload, await user_by_id(session, payload.user_id))
     request_context.set_user(user.id)  # the request's later log lines name its user
     return user
