@@ -24,7 +24,7 @@ from app.auth.tokens import RefreshTokenRepository
 from app.calendar.repository import CalendarRepository
 from app.claims.repository import ClaimFilter, ClaimRepository
 from app.config import Settings
-from app.core.db import get_session
+from app.core.db import get_session, use_one_snapshot
 from app.core.ids import DIGITS_ONLY, MAX_ID
 from app.core.repository import Repository
 from app.core.security import AccessTokenPayload, PasswordHasher, decode_access_token
@@ -38,7 +38,6 @@ from app.pagecache.cached_pages import PageRequest
 from app.products.receipts import ReceiptRepository
 from app.products.repository import SORT_COLUMNS, ProductFilter, ProductRepository, ProductSort
 from app.products.warranty import WarrantyStatus
-from app.realtime.resume import use_one_snapshot
 from app.storage.storage import Storage, get_storage
 from app.users.repository import UserFilter, UserRepository
 from app.users.schemas import RoleName
@@ -84,7 +83,7 @@ ClientAddress = Annotated[str, Depends(get_client_address)]
 
 async def one_snapshot(session: SessionDep) -> None:
     """Route dependency (`dependencies=[ONE_SNAPSHOT]`): every read of the request sees one snapshot
-    (app.realtime.resume)."""
+    (app.core.db.use_one_snapshot, app.realtime.resume)."""
     await use_one_snapshot(session)
 
 

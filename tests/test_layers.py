@@ -41,14 +41,10 @@ LAYER_OF = {package: index for index, layer in enumerate(LAYERS) for package in 
 DEBTS: frozenset[tuple[str, str]] = frozenset(
     tuple(pair.split(" -> "))  # type: ignore[misc]
     for pair in (
-        # the typed changes and hub payloads read domain schemas and queries
-        "changes -> products",
         # one request-dependencies module for every domain
         "notifications -> dependencies", "timeline -> dependencies", "webhooks -> dependencies",
         "dependencies -> auth", "dependencies -> calendar", "dependencies -> claims",
         "dependencies -> messages", "dependencies -> products", "dependencies -> users",
-        # domains that reach into a later one
-        "claims -> messages", "users -> messages",
     )
 )  # fmt: skip
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import bindparam, select
+
 from app.changes import hub_payloads as hub
 from app.changes.consequences import Entry, Notice, Recording
 from app.changes.events import (
@@ -18,11 +20,11 @@ from app.changes.events import (
     SupplierAssigned,
     WarrantiesExpiring,
 )
-from app.models import Claim, User
+from app.core.driver_reads import DriverRead
+from app.models import Claim, User, WarrantyExtension
 from app.models.enums import ClaimStatus
 from app.pagecache.cache import EVERYTHING
 from app.pagecache.scopes import MESSAGES_ALL, PRODUCTS_ALL, USERS_ALL, claim_scopes, messages_of, products_of
-from app.products import extensions
 from app.webhooks import payloads
 
 ClaimChange = ClaimOpened | ClaimStatusChanged | SupplierAssigned | MessagePosted
@@ -219,12 +221,19 @@ def _tells_outcome(claim: Claim) -> bool:
     return claim.status == ClaimStatus.RESOLVED and claim.outcome is not None
 
 
+# The claim's warranty extension, read from its table as the participants are (app.changes.consequences):
+# on the driver's connection (app.core.driver_reads).
+_EXTENSION_OF_CLAIM = DriverRead(
+    select(WarrantyExtension).where(WarrantyExtension.claim_id == bindparam("claim_id")), WarrantyExtension
+)
+
+
 async def _resolution(recording: Recording[ClaimStatusChanged]) -> dict[str, Any]:
     """The claim's outcome and warranty extension as webhooks show them (one query per change)."""
     claim = recording.change.claim
 
     async def read() -> dict[str, Any]:
-        return payloads.outcome(claim, await extensions.of_claim(recording.session, claim.id))
+        return payloads.outcome(claim, await _EXTENSION_OF_CLAIM.one(recording.session, claim_id=claim.id))
 
     resolution: dict[str, Any] = await recording.once("resolution", read)
     return resolution

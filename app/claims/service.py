@@ -9,8 +9,8 @@ from app.changes.events import ClaimOpened, ClaimStatusChanged, SupplierAssigned
 from app.claims import outcome, transitions
 from app.claims.repository import ClaimRepository, already_active
 from app.core.clock import utc_now
+from app.derived import read_state
 from app.errors import Forbidden, NotFound, ValidationFailed
-from app.messages import recipient_reads
 from app.models import Claim, User
 from app.models.enums import ClaimStatus, Role
 
@@ -84,6 +84,6 @@ async def assign_supplier(
         claim.updated_at = utc_now()
         await claims.session.flush()
         # Read receipts depend on who supplies the claim.
-        await recipient_reads.recompute(claims.session, [claim.id])
+        await read_state.recompute(claims.session, [claim.id])
         await record(claims.session, SupplierAssigned(claim, former, actor))
     return claim

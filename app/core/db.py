@@ -121,6 +121,18 @@ class CommitHooks:
     wake_outbox: Callable[[], None] | None = None
 
 
+async def use_one_snapshot(session: AsyncSession) -> None:
+    """Every later read of the session sees one snapshot (PostgreSQL: REPEATABLE READ, read only; SQLite's
+    read transaction is one already): a REST read and the event id it hands to a stream agree. Routes
+    declare it as `ONE_SNAPSHOT`: route-level dependencies run before the endpoint's own, so nothing has
+    used the session yet."""
+    if session.get_bind().dialect.name != "postgresql" or session.in_transaction():
+        return
+    await session.connection(
+        execution_options={"isolation_level": "REPEATABLE READ", "postgresql_readonly": True}
+    )
+
+
 def create_sessionmaker(
     engine: AsyncEngine, hooks: CommitHooks | None = None
 ) -> async_sessionmaker[AsyncSession]:

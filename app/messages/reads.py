@@ -11,7 +11,7 @@ from app.changes.dispatch import record
 from app.changes.events import MessagesRead
 from app.core.clock import utc_now
 from app.core.types import UtcDateTime
-from app.messages.recipient_reads import recipient_read
+from app.derived.read_state import recipient_read
 from app.models import Claim, Message, MessageRead, User
 
 

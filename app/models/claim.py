@@ -74,7 +74,7 @@ class Message(CreatedAt, Base):
     attachment_size: Mapped[int | None] = mapped_column(Integer)
     attachment_key: Mapped[str | None] = mapped_column(String(255))
     # When a recipient (the claim's customer or supplier, other than the sender) first read it; null while
-    # none has. Kept by app.messages.recipient_reads, so the admin list's read state and `unread` filter
+    # none has. Kept by app.derived.read_state, so the admin list's read state and `unread` filter
     # read one column instead of the read rows of every message.
     recipient_read_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
 

@@ -9,7 +9,7 @@ visible too or will never exist. So the newest id seen by the read's own snapsho
 where the read does. The read and the id must share that snapshot: on SQLite a read request is one
 transaction (one snapshot); on PostgreSQL read requests run in autocommit, one snapshot per statement, so a
 route that hands off to the stream declares `dependencies=[ONE_SNAPSHOT]`, which makes its reads one
-REPEATABLE READ, read-only transaction.
+REPEATABLE READ, read-only transaction (app.core.db.use_one_snapshot).
 """
 
 from __future__ import annotations
@@ -24,14 +24,3 @@ async def resume_point(session: AsyncSession) -> str:
     of the `Link` header. Exact when the route declares ONE_SNAPSHOT (see the module docstring)."""
     newest = await newest_id(session)
     return str(newest) if newest is not None else EARLIEST
-
-
-async def use_one_snapshot(session: AsyncSession) -> None:
-    """Every later read of the session sees one snapshot (PostgreSQL: REPEATABLE READ, read only; SQLite's
-    read transaction is one already). Routes declare it as `ONE_SNAPSHOT` (app.dependencies): route-level
-    dependencies run before the endpoint's own, so nothing has used the session yet."""
-    if session.get_bind().dialect.name != "postgresql" or session.in_transaction():
-        return
-    await session.connection(
-        execution_options={"isolation_level": "REPEATABLE READ", "postgresql_readonly": True}
-    )

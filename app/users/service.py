@@ -7,8 +7,8 @@ from typing import Any
 
 from app.changes.dispatch import record
 from app.changes.events import UserChanged, UserDeleted
+from app.derived import read_state
 from app.errors import Conflict, NotFound
-from app.messages import recipient_reads
 from app.models import User
 from app.models.enums import Role
 from app.storage.storage import Storage, delete_after_commit
@@ -68,6 +68,6 @@ async def delete_user(user: User, *, users: UserRepository, storage: Storage) ->
     supplied = await users.supplied_claims(user.id)
     await users.delete(user)
     # The claims they supplied have no supplier now: their reads no longer count as a recipient's.
-    await recipient_reads.recompute(users.session, supplied)
+    await read_state.recompute(users.session, supplied)
     await record(users.session, UserDeleted(user.id))
     delete_after_commit(users.session, storage, keys)

@@ -11,10 +11,10 @@ from fastapi import FastAPI
 from sqlalchemy import bindparam, func, inspect, select
 from sqlalchemy.exc import DBAPIError
 
+from app.core.db import use_one_snapshot
 from app.core.driver_reads import DriverRead, driver_read
 from app.models import Claim, Event, Message, Product, User
 from app.realtime.events import publish
-from app.realtime.resume import use_one_snapshot
 from tests.factories.claims import claim_cast, create_message
 from tests.helpers import count_queries
 

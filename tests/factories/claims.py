@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from app.core.clock import utc_now
-from app.messages import recipient_reads
+from app.derived import read_state
 from app.models import Claim, Message, MessageRead, Product, User
 from tests.factories.products import create_product
 from tests.factories.users import create_admin, create_supplier, create_user
@@ -49,7 +49,7 @@ async def mark_read_by(app: FastAPI, message: Message, reader: User, at: datetim
     async with app.state.sessionmaker() as session, session.begin():
         session.add(MessageRead(message_id=message.id, user_id=reader.id, read_at=at or utc_now()))
         await session.flush()
-        await recipient_reads.recompute(session, [message.claim_id])  # as the service keeps it
+        await read_state.recompute(session, [message.claim_id])  # as the service keeps it
 
 
 def data_url(data: bytes, mime: str) -> str:

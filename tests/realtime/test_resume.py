@@ -6,9 +6,10 @@ import httpx
 from fastapi import FastAPI
 from sqlalchemy import delete
 
+from app.core.db import use_one_snapshot
 from app.models import Event
 from app.realtime.events import messages_topic
-from app.realtime.resume import resume_point, use_one_snapshot
+from app.realtime.resume import resume_point
 from tests.factories.realtime import new_message, publish_event
 from tests.realtime.support import LiveServer, subscribe
 from tests.realtime.test_router import scene
