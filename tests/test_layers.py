@@ -1,10 +1,8 @@
 """The house's layer order (docs/architecture.md, "Layers"), checked against every import under app/: no
 module imports a package of a later layer, and the packages import each other without a cycle (within a
-layer too). Only route modules import the request's dependencies (app.dependencies).
-
-DEBTS are the imports that the restructuring has not undone yet (upward ones, and those that close a cycle
-within a layer); the list only shrinks: a new upward import or cycle fails, and so does a debt that has been
-paid but is still listed."""
+layer too). Only route modules import the request's dependencies (app.api.dependencies, the shared ones, and
+each domain's own app.<domain>.dependencies), and those modules import each other.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).parents[1]
 APP = ROOT / "app"
 DOC = ROOT / "docs" / "architecture.md"
-DEPENDENCIES = "dependencies"
+DEPENDENCIES = "dependencies"  # the module name of a package's request dependencies
 
 # Lowest first. A package may import its own layer's packages (without a cycle) and every earlier layer.
 LAYERS: tuple[frozenset[str], ...] = tuple(
@@ -31,22 +29,11 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         "api",
         "timeline realtime webhooks notifications",
         "changes",
-        "users products claims messages auth calendar inbound health metrics dependencies",
+        "users products claims messages auth calendar inbound health metrics",
         "main cli worker migrations",
     )
 )
 LAYER_OF = {package: index for index, layer in enumerate(LAYERS) for package in layer}
-
-# (importer, imported): imports still to be undone (docs/architecture.md, "Still to undo").
-DEBTS: frozenset[tuple[str, str]] = frozenset(
-    tuple(pair.split(" -> "))  # type: ignore[misc]
-    for pair in (
-        # one request-dependencies module for every domain
-        "notifications -> dependencies", "timeline -> dependencies", "webhooks -> dependencies",
-        "dependencies -> auth", "dependencies -> calendar", "dependencies -> claims",
-        "dependencies -> messages", "dependencies -> products", "dependencies -> users",
-    )
-)  # fmt: skip
 
 
 def modules() -> list[Path]:
@@ -145,30 +132,30 @@ def test_no_import_points_up_the_layers() -> None:
     wrong = [
         f"{site} imports {target} ({importer} is below it)"
         for (importer, target), sites in sorted(package_imports().items())
-        if is_upward(importer, target) and (importer, target) not in DEBTS
+        if is_upward(importer, target)
         for site in sites
     ]
     assert not wrong, "imports that point up the layer order:\n" + "\n".join(wrong)
 
 
-def test_every_listed_debt_is_still_owed() -> None:
-    paid = sorted(edge for edge in DEBTS if edge not in package_imports())
-    assert not paid, f"no longer imported, take them off DEBTS: {paid}"
-
-
 def test_no_package_cycle() -> None:
-    edges = {edge for edge in package_imports() if edge not in DEBTS}
+    edges = set(package_imports())
     assert not cycles(edges), f"packages that import each other: {cycles(edges)}"
+
+
+def is_dependencies_module(name: str) -> bool:
+    """`app.api.dependencies`, `app.claims.dependencies`, ...: a package's request dependencies."""
+    return name.split(".")[-1] == DEPENDENCIES
 
 
 def test_only_routes_import_the_request_dependencies() -> None:
     wrong = [
-        f"{path.relative_to(ROOT)}:{line}"
+        f"{path.relative_to(ROOT)}:{line} imports {name}"
         for path in modules()
         for line, name in imported(path)
-        if name.split(".")[1] == DEPENDENCIES and not is_route_module(path)
+        if is_dependencies_module(name) and not (is_route_module(path) or path.stem == DEPENDENCIES)
     ]
-    assert not wrong, "app.dependencies imported outside a route module:\n" + "\n".join(wrong)
+    assert not wrong, "request dependencies imported outside a route module:\n" + "\n".join(wrong)
 
 
 def test_the_checks_see_a_wrong_import(tmp_path: Path) -> None:

@@ -2,8 +2,17 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response, status
 
+from app.api.dependencies import (
+    ClientAddress,
+    CurrentTokenPayload,
+    CurrentUser,
+    HasherDep,
+    SessionDep,
+    SettingsDep,
+)
 from app.api.openapi import errors
 from app.auth import service
+from app.auth.dependencies import RefreshTokenRepo, ThrottleDep
 from app.auth.schemas import (
     LoginRequest,
     LoginResponse,
@@ -14,18 +23,8 @@ from app.auth.schemas import (
     TokenPair,
 )
 from app.config import Settings
-from app.dependencies import (
-    ClientAddress,
-    CurrentTokenPayload,
-    CurrentUser,
-    HasherDep,
-    RefreshTokenRepo,
-    SessionDep,
-    SettingsDep,
-    ThrottleDep,
-    UserRepo,
-)
 from app.models import User
+from app.users.dependencies import UserRepo
 from app.users.schemas import UserOut, UserRegister
 
 router = APIRouter(prefix="/api", tags=["auth"])

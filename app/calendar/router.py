@@ -10,13 +10,14 @@ import anyio
 from fastapi import APIRouter, Path, Request, Response
 from pydantic import Field
 
+from app.api.dependencies import CurrentUser, SettingsDep
 from app.api.openapi import errors
 from app.api.schemas import ResponseModel
+from app.calendar.dependencies import CalendarRepo
 from app.calendar.feed import render_feed, style_of
 from app.calendar.repository import CalendarRepository
 from app.config import Settings
 from app.core.clock import utc_today
-from app.dependencies import CalendarRepo, CurrentUser, SettingsDep
 from app.errors import NotFound
 
 router = APIRouter(prefix="/api", tags=["calendar"])

@@ -9,9 +9,20 @@ from fastapi import APIRouter, Response, status
 from sqlalchemy import select
 
 from app.access.claims import participating_claims
+from app.api.dependencies import (
+    ONE_SNAPSHOT,
+    AdminUser,
+    CachedPages,
+    CurrentUser,
+    Pagination,
+    SessionDep,
+    SettingsDep,
+    VisibleClaimById,
+)
 from app.api.openapi import errors
 from app.api.pagination import JsonList, Page, PageParams, list_json
 from app.claims import service
+from app.claims.dependencies import ClaimQuery, ClaimRepo
 from app.claims.outcome import Resolution
 from app.claims.repository import LIST_KEY, ClaimFilter
 from app.claims.schemas import (
@@ -22,18 +33,6 @@ from app.claims.schemas import (
     ClaimProduct,
     StatusChange,
     SupplierAssign,
-)
-from app.dependencies import (
-    ONE_SNAPSHOT,
-    AdminUser,
-    CachedPages,
-    ClaimQuery,
-    ClaimRepo,
-    CurrentUser,
-    Pagination,
-    SessionDep,
-    SettingsDep,
-    VisibleClaimById,
 )
 from app.models import Claim
 from app.models.enums import ClaimStatus

@@ -1,5 +1,6 @@
 """The small base every repository shares: a session it flushes but never commits. It knows nothing of
-requests: routes get repositories from app.dependencies, workers build them on their own sessions."""
+requests: routes get repositories from their domain's dependencies.py, workers build them on their own
+sessions."""
 
 from __future__ import annotations
 

@@ -12,10 +12,10 @@ from typing import Any, Literal
 from fastapi import APIRouter, BackgroundTasks, Request
 from pydantic import Field
 
+from app.api.dependencies import SessionDep, SettingsDep, StorageDep
 from app.api.openapi import errors
 from app.api.schemas import ResponseModel
 from app.config import Settings
-from app.dependencies import SessionDep, SettingsDep, StorageDep
 from app.errors import AppError, NotFound, ValidationFailed
 from app.inbound import deliveries
 from app.inbound.formats import check_path_format

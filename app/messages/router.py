@@ -8,24 +8,23 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Path, Response, status
 from starlette.convertors import StringConvertor, register_url_convertor
 
-from app.api.openapi import errors
-from app.api.pagination import JsonList, Page, list_json
-from app.core.ids import DIGITS_ONLY, MAX_ID
-from app.dependencies import (
+from app.api.dependencies import (
     ONE_SNAPSHOT,
     AdminUser,
     CachedPages,
     CurrentUser,
-    MessageQuery,
-    MessageRepo,
     Pagination,
     SessionDep,
     SettingsDep,
     StorageDep,
     VisibleClaim,
 )
+from app.api.openapi import errors
+from app.api.pagination import JsonList, Page, list_json
+from app.core.ids import DIGITS_ONLY, MAX_ID
 from app.errors import NotFound
 from app.messages.attachments import decode_attachment
+from app.messages.dependencies import MessageQuery, MessageRepo
 from app.messages.reads import mark_read
 from app.messages.repository import LIST_KEY
 from app.messages.schemas import AdminMessageOut, MarkedRead, MessageCreated, MessageOut, MessageSend

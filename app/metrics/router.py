@@ -11,9 +11,9 @@ from fastapi import APIRouter, Request, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.multiprocess import MultiProcessCollector
 
+from app.api.dependencies import ClientAddress, SettingsDep
 from app.api.openapi import errors
 from app.config import Network, Settings
-from app.dependencies import ClientAddress, SettingsDep
 from app.errors import NotFound
 from app.metrics.outbox import Backlog, read_backlog
 from app.observability.metrics import series

@@ -7,12 +7,13 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Path, Query, Request, Response, status
 
+from app.api.dependencies import AdminUser, CurrentUser, Pagination, SettingsDep
 from app.api.openapi import errors
 from app.api.pagination import Page, build_page
 from app.core.ids import DIGITS_ONLY
-from app.dependencies import AdminUser, CurrentUser, DeviceTokenRepo, OutboxRepo, Pagination, SettingsDep
 from app.models import DeviceToken, OutboxItem
 from app.models.enums import OutboxStateName, Platform
+from app.notifications.dependencies import DeviceTokenRepo, OutboxRepo
 from app.notifications.schemas import (
     BulkRetried,
     BulkRetry,

@@ -8,10 +8,10 @@ from fastapi import APIRouter, Request, Response
 from pydantic import Field
 from sqlalchemy import Row, func, select
 
+from app.api.dependencies import ONE_SNAPSHOT, Pagination, SessionDep, VisibleClaimById
 from app.api.openapi import errors
 from app.api.pagination import JsonList, Page, list_json
 from app.api.schemas import IsoUtc, ResponseModel
-from app.dependencies import ONE_SNAPSHOT, Pagination, SessionDep, VisibleClaimById
 from app.models import ClaimEvent, User
 from app.models.user import DELETED_USER
 from app.timeline.record import ActorRole, TimelineKind

@@ -9,9 +9,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, File, Response, UploadFile, status
 
-from app.api.openapi import errors
-from app.api.pagination import JsonList, KeyKind, Page, PageParams, list_json
-from app.dependencies import (
+from app.api.dependencies import (
     AdminUser,
     CachedPages,
     CurrentUser,
@@ -19,15 +17,14 @@ from app.dependencies import (
     Pagination,
     SettingsDep,
     StorageDep,
-    UserId,
-    UserQuery,
-    UserRepo,
-    VisibleUser,
 )
+from app.api.openapi import errors
+from app.api.pagination import JsonList, KeyKind, Page, PageParams, list_json
 from app.models import User
 from app.pagecache.scopes import USERS_ALL
 from app.storage.storage import streamed
 from app.users import service
+from app.users.dependencies import UserId, UserQuery, UserRepo, VisibleUser
 from app.users.pictures import picture_key, picture_kind, replace_picture
 from app.users.repository import UserFilter
 from app.users.schemas import (

@@ -7,14 +7,15 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request, Response, status
 
+from app.api.dependencies import AdminUser, Pagination
 from app.api.openapi import errors
 from app.api.pagination import Page, build_page
 from app.config import Settings
 from app.core import addresses
 from app.core.ids import DIGITS_ONLY, MAX_BIGINT_ID
-from app.dependencies import AdminUser, DeliveryRepo, Pagination, WebhookRepo
 from app.errors import ValidationFailed
 from app.models import WebhookEndpoint
+from app.webhooks.dependencies import DeliveryRepo, WebhookRepo
 from app.webhooks.recording import TEST_EVENT, body, queue
 from app.webhooks.schemas import DeliveryOut, WebhookCreate, WebhookCreated, WebhookOut, WebhookUpdate
 from app.webhooks.signing import new_secret

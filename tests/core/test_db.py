@@ -11,8 +11,8 @@ from sqlalchemy import func, select, text, update
 from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.pool import NullPool
 
+from app.api.dependencies import SessionDep
 from app.core import db
-from app.dependencies import SessionDep
 from app.models import CacheInvalidation, User
 from tests.factories.users import auth_headers, create_user
 

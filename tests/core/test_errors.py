@@ -8,7 +8,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from app.dependencies import SessionDep
+from app.api.dependencies import SessionDep
 from app.models import User
 from tests.factories.users import create_user
 from tests.helpers import assert_error

@@ -7,21 +7,13 @@ from dataclasses import replace
 
 from fastapi import APIRouter, Response
 
+from app.api.dependencies import AdminUser, CachedPages, CurrentUser, Pagination, SettingsDep
 from app.api.openapi import errors
 from app.api.pagination import JsonList, Page, PageParams, list_json
 from app.core.clock import utc_today
-from app.dependencies import (
-    AdminUser,
-    CachedPages,
-    CurrentUser,
-    Pagination,
-    ProductOrder,
-    ProductQuery,
-    ProductRepo,
-    SettingsDep,
-)
 from app.pagecache.scopes import CLAIMS_ALL, PRODUCTS_ALL, claims_of, products_of
 from app.products import extensions
+from app.products.dependencies import ProductOrder, ProductQuery, ProductRepo
 from app.products.repository import SORT_KEY_KINDS, ProductFilter, ProductSort
 from app.products.schemas import ProductOut
 

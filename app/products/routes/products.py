@@ -6,11 +6,12 @@ from __future__ import annotations
 from fastapi import APIRouter, Response, status
 from starlette.convertors import StringConvertor, register_url_convertor
 
+from app.api.dependencies import CurrentUser, SettingsDep, StorageDep
 from app.api.openapi import errors
 from app.core.clock import utc_today
-from app.dependencies import CurrentUser, ProductRepo, ReceiptRepo, SettingsDep, StorageDep, VisibleProduct
 from app.models import Product
 from app.products import extensions, service
+from app.products.dependencies import ProductRepo, ReceiptRepo, VisibleProduct
 from app.products.receipts import receipt_out
 from app.products.schemas import (
     ProductClaim,

@@ -7,9 +7,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, File, Response, UploadFile, status
 
+from app.api.dependencies import SettingsDep, StorageDep
 from app.api.openapi import errors
-from app.dependencies import ReceiptRepo, SettingsDep, StorageDep, VisibleProduct, VisibleReceipt
 from app.products import service
+from app.products.dependencies import ReceiptRepo, VisibleProduct, VisibleReceipt
 from app.products.receipts import ALLOWED, FOLDER, receipt_out
 from app.products.schemas import ReceiptOut, receipt_url
 from app.storage.files import content_disposition, display_file_name, read_upload

@@ -13,14 +13,15 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.api.dependencies import CurrentUser, SettingsDep
 from app.api.openapi import errors
 from app.config import Settings
 from app.core.clock import utc_today
-from app.dependencies import CurrentUser, ProductOrder, ProductQuery, ProductRepo, SettingsDep
 from app.errors import PayloadTooLarge, ValidationFailed
 from app.models import User
 from app.products import service
 from app.products.csv_format import CsvProblem, export_lines, read_products
+from app.products.dependencies import ProductOrder, ProductQuery, ProductRepo
 from app.products.repository import ProductFilter, ProductRepository, ProductSort
 from app.products.schemas import ProductOut
 
