@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
@@ -105,6 +105,30 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     ensure_signing_key(settings)
     DECODES.configure(settings.image_decodes)
 
+    app = Warranty(
+        title="Warranty",
+        summary="Products, warranties, warranty claims and supplier conversations.",
+        version="0.1.0",
+        openapi_url="/api/openapi.json",
+        docs_url="/api/docs",
+        redoc_url=None,
+        lifespan=_lifespan(settings),
+        generate_unique_id_function=operation_id,
+    )
+    _refine_openapi(app)
+    app.state.settings = settings
+    app.state.password_hasher = PasswordHasher(settings)
+    install_error_handlers(app)
+    for router in ROUTERS:
+        app.include_router(router)
+    _add_middleware(app, settings)
+    app.hub_endpoint = HubEndpoint(settings, cors_options(settings))
+    return app
+
+
+def _lifespan(settings: Settings) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """The process's objects on app.state, the hub and the outbox worker, and their orderly end."""
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         engine = create_engine(settings)
@@ -130,16 +154,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await app.state.storage.close()  # lets file removals started by the last commits finish
             await engine.dispose()
 
-    app = Warranty(
-        title="Warranty",
-        summary="Products, warranties, warranty claims and supplier conversations.",
-        version="0.1.0",
-        openapi_url="/api/openapi.json",
-        docs_url="/api/docs",
-        redoc_url=None,
-        lifespan=lifespan,
-        generate_unique_id_function=operation_id,
-    )
+    return lifespan
+
+
+def _refine_openapi(app: FastAPI) -> None:
+    """The document FastAPI generates, refined once (api.openapi_document) and kept."""
     default_openapi = app.openapi
 
     def openapi() -> dict[str, object]:
@@ -148,20 +167,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
-    app.state.settings = settings
-    app.state.password_hasher = PasswordHasher(settings)
-    install_error_handlers(app)
-    for router in ROUTERS:
-        app.include_router(router)
 
+
+def _add_middleware(app: FastAPI, settings: Settings) -> None:
     # Added innermost first: the request id wraps everything, so every response carries it.
     app.add_middleware(ServeCachedPages)
     app.add_middleware(JsonLimitsMiddleware, max_depth=MAX_JSON_DEPTH, max_values=MAX_JSON_VALUES)
     app.add_middleware(BodySizeLimitMiddleware, max_body_size=settings.max_body_size)
     app.add_middleware(CORSMiddleware, **cors_options(settings))
     app.add_middleware(RequestIdMiddleware)
-    app.hub_endpoint = HubEndpoint(settings, cors_options(settings))
-    return app
 
 
 def __getattr__(name: str) -> FastAPI:
