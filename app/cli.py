@@ -110,7 +110,7 @@ async def _worker(_args: argparse.Namespace) -> int:
 
     from app.core.db import CommitHooks
     from app.notifications.push import push_sender
-    from app.worker import build_worker
+    from app.worker_assembly import build_worker
 
     settings = get_settings()
     hooks = CommitHooks()

@@ -1,4 +1,4 @@
-"""Domain errors. Each carries its HTTP status; one handler (app.api.handlers) renders them all."""
+"""Domain errors. Each carries its HTTP status; one handler (app.api.error_handlers) renders them all."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import Receive, Scope, Send
 
-from app.api.handlers import install_error_handlers
+from app.api.error_handlers import install_error_handlers
 from app.api.json_limits import MAX_JSON_DEPTH, MAX_JSON_VALUES
 from app.api.middleware import BodySizeLimitMiddleware, JsonLimitsMiddleware, RequestIdMiddleware
 from app.api.openapi import without_default_422
@@ -44,7 +44,7 @@ from app.storage.storage_backend import create_storage
 from app.timeline.router import router as timeline_router
 from app.users.router import router as users_router
 from app.webhooks.router import router as webhooks_router
-from app.worker import worker_lifespan
+from app.worker_assembly import worker_lifespan
 
 # Matched in this order, one route at a time (about 7 µs of CPU per route passed over on the way): a
 # claim, its messages and the product lists, the requests that make up most traffic, come first. No

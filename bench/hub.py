@@ -1,5 +1,5 @@
 """Hub benchmark: N idle subscribers held open against one service process, then events published the way
-`app.realtime.events.publish` does (an events row in one transaction; at its commit the trigger of
+`app.realtime.publishing.publish` does (an events row in one transaction; at its commit the trigger of
 migration 0006 gives the row its id and sends NOTIFY), each carrying the wall-clock time just before the
 INSERT. Measures publish-to-receive latency over every (event, subscriber)
 pair and memory per idle subscriber (growth of the server's RSS / N, after the server settles).

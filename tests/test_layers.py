@@ -30,7 +30,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         "timeline realtime webhooks notifications",
         "changes",
         "users products claims messages auth calendar inbound health metrics",
-        "main cli worker migrations",
+        "main cli worker_assembly migrations",
     )
 )
 LAYER_OF = {package: index for index, layer in enumerate(LAYERS) for package in layer}

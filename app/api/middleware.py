@@ -9,7 +9,7 @@ import uuid
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.api.handlers import render
+from app.api.error_handlers import render
 from app.api.json_limits import holds_more_values_than, nested_deeper_than
 from app.core.numbers import digits_value, max_digits_of
 from app.errors import PayloadTooLarge, ValidationFailed

@@ -16,7 +16,7 @@ from app.models import Claim, User
 from app.models.enums import OutboxKind
 from app.outbox.enqueue import enqueue
 from app.pagecache.cache import invalidate
-from app.realtime.events import publish
+from app.realtime.publishing import publish
 from app.timeline.record import TimelineKind, add_to_timeline
 from app.webhooks import recording as webhooks
 

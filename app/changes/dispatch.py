@@ -47,7 +47,7 @@ from app.changes.events import (
     WarrantiesExpiring,
 )
 from app.models.enums import OutboxKind
-from app.realtime.events import messages_topic, status_topic
+from app.realtime.publishing import messages_topic, status_topic
 from app.timeline.record import TimelineKind
 
 CLAIM_MESSAGE = (OutboxKind.EMAIL_CLAIM_MESSAGE, OutboxKind.PUSH_CLAIM_MESSAGE)

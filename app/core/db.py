@@ -115,7 +115,7 @@ class CommitHooks:
     stop (None: nothing listens). Code that needs one registers it with `on_commit`, so it runs only once
     the transaction has committed, in commit order, never on rollback."""
 
-    # The hub (SQLite, one process): a committed event's id, topic and payload (app.realtime.events).
+    # The hub (SQLite, one process): a committed event's id, topic and payload (app.realtime.publishing).
     publish_event: Callable[[int, str, str], None] | None = None
     # The outbox worker: something was enqueued, deliver now rather than at the next poll (app.outbox).
     wake_outbox: Callable[[], None] | None = None

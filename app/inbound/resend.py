@@ -26,7 +26,7 @@ import httpx
 from app.config import Settings
 from app.errors import ServiceUnavailable, ValidationFailed
 from app.inbound import downloads
-from app.inbound.attachments import ALLOWED
+from app.inbound.attachment_choice import ALLOWED
 from app.inbound.formats import InboundAttachment, InboundEmail, read_attachments, read_headers, unreadable
 
 logger = logging.getLogger("warranty.inbound")

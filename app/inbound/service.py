@@ -22,7 +22,7 @@ from app.config import Settings
 from app.core.ids import MAX_ID
 from app.errors import Conflict, Forbidden, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationFailed
 from app.inbound import deliveries
-from app.inbound.attachments import pick_attachment
+from app.inbound.attachment_choice import pick_attachment
 from app.inbound.formats import InboundEmail, NotAnEmail, claim_id_from, parse_payload
 from app.inbound.guards import is_automated, own_address, sender_not_authenticated
 from app.inbound.reply import OurAddresses, extract_reply_off_loop

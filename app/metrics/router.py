@@ -15,7 +15,7 @@ from app.api.dependencies import ClientAddress, SettingsDep
 from app.api.openapi import errors
 from app.config import Network, Settings
 from app.errors import NotFound
-from app.metrics.outbox import Backlog, read_backlog
+from app.metrics.outbox_backlog import Backlog, read_backlog
 from app.observability.metrics import series
 from app.observability.metrics_folder import forget_dead_processes
 

@@ -1,7 +1,7 @@
 """The outbox handlers of the notifications, one per outbox kind this package owns (email and push; the
-entry points register them with the worker, app.worker): load what the notification needs by id (a short
-session of its own), then send outside any transaction. Nothing left to send (the row's subject is gone) is
-success."""
+entry points register them with the worker, app.worker_assembly): load what the notification needs by id (a
+short session of its own), then send outside any transaction. Nothing left to send (the row's subject is gone)
+is success."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from app.config import Settings
 from app.core.security import hash_token
 from app.models import DeviceToken, PasswordResetToken, User
 from app.models.enums import OutboxKind
-from app.notifications import compose, expiry
+from app.notifications import compose, expiry_notices
 from app.notifications.email import Email, MailSender, build_message
 from app.notifications.password_reset import issue_reset_token, reset_email
 from app.notifications.push import PushNotification, PushSender, PushTarget
@@ -50,8 +50,10 @@ class Delivery:
             OutboxKind.PUSH_CLAIM_MESSAGE: self._push(compose.message_push),
             OutboxKind.EMAIL_CLAIM_STATUS: self._email(lambda s, p: compose.status_email(s, p, settings)),
             OutboxKind.PUSH_CLAIM_STATUS: self._push(compose.status_push),
-            OutboxKind.EMAIL_EXPIRY_ALERT: self._email(lambda s, p: expiry.expiry_email(s, p, settings)),
-            OutboxKind.PUSH_EXPIRY_ALERT: self._push(expiry.expiry_push),
+            OutboxKind.EMAIL_EXPIRY_ALERT: self._email(
+                lambda s, p: expiry_notices.expiry_email(s, p, settings)
+            ),
+            OutboxKind.PUSH_EXPIRY_ALERT: self._push(expiry_notices.expiry_push),
             OutboxKind.EMAIL_PASSWORD_RESET: self._password_reset,
         }
 

@@ -1,7 +1,7 @@
 """The series of GET /metrics (docs/operations.md, "Metrics"), counted in process memory
 (prometheus-client's multiprocess mode: a write to a memory-mapped file, no lock between processes) and
 added up across processes at scrape time (app.metrics.router). The outbox's gauges are not here: a
-scrape reads them from the database (app.metrics.outbox).
+scrape reads them from the database (app.metrics.outbox_backlog).
 
 The series are made once per process, by the first app (`install`): prometheus-client reads the folder
 when it creates a series, so the folder must be known first."""

@@ -1,6 +1,6 @@
 """The handler protocol: each outbox kind names an async handler that sends one row's payload. The worker
 (app.outbox.worker) knows no kind: the receivers register theirs (app.notifications.delivery,
-app.webhooks.delivery) and the entry points hand them to it (app.worker).
+app.webhooks.delivery) and the entry points hand them to it (app.worker_assembly).
 
 A handler returns when the row is delivered, raises Skipped when nothing may be sent any more,
 PermanentFailure when it never can be, and anything else to be retried with backoff."""

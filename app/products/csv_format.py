@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.api.handlers import field_problems
+from app.api.error_handlers import field_problems
 from app.core.clock import iso_utc
 from app.errors import ValidationFailed
 from app.products import service

@@ -1,6 +1,6 @@
 """Warranty expiry alerts: `warranty send-expiry-alerts`, and once a day inside the worker. The job records
 a `WarrantiesExpiring` change; its consequences enqueue the email and push (composed by
-app.notifications.expiry) and the webhooks.
+app.notifications.expiry_notices) and the webhooks.
 
 Each (product, threshold, expiry date) is alerted exactly once however often the job runs, restarts or
 overlaps: the alert row's composite primary key decides, inserted with ON CONFLICT DO NOTHING in the same

@@ -24,15 +24,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from app.api.handlers import internal_error, render
+from app.api.error_handlers import internal_error, render
 from app.api.middleware import request_id_of
 from app.config import Settings
 from app.core.clock import utc_now
 from app.errors import AppError, ServiceUnavailable, TooManyRequests
 from app.observability import request_context
 from app.observability.metrics import series
-from app.realtime.access import authenticate, find_token, require_visible
-from app.realtime.events import StoredEvent
 from app.realtime.history import (
     EARLIEST,
     events_after,
@@ -42,7 +40,9 @@ from app.realtime.history import (
     replay_start,
 )
 from app.realtime.hub import Hub, HubClosed, Subscriber, TooManyStreams, frame
+from app.realtime.publishing import StoredEvent
 from app.realtime.stream import stream
+from app.realtime.subscriber_access import authenticate, find_token, require_visible
 from app.realtime.topics import parse_topics
 
 PATH = "/.well-known/mercure"

@@ -13,7 +13,7 @@ from app.core.driver_reads import DriverRead
 from app.core.ids import MAX_BIGINT_ID
 from app.errors import ValidationFailed
 from app.models import Event
-from app.realtime.events import StoredEvent
+from app.realtime.publishing import StoredEvent
 
 EARLIEST = "earliest"
 _BOUNDS = select(func.min(Event.id), func.max(Event.id))

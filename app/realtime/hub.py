@@ -13,7 +13,7 @@ import logging
 from collections import defaultdict
 
 from app.observability.metrics import series
-from app.realtime.events import StoredEvent
+from app.realtime.publishing import StoredEvent
 
 logger = logging.getLogger("warranty.realtime")
 
@@ -23,7 +23,7 @@ NOTHING: frozenset[int] = frozenset()
 # What must never reach a `data:` line raw: every C0 and C1 control character (CR and LF end an SSE line;
 # a client built on splitlines also breaks on VT, FF, FS, GS, RS and NEL) and the Unicode line and
 # paragraph separators. Inside a JSON string each is the same text as its \uXXXX escape, and compact JSON
-# (how events are stored, app.realtime.events) has none of them outside its strings.
+# (how events are stored, app.realtime.publishing) has none of them outside its strings.
 _ONE_LINE = {code: f"\\u{code:04x}" for code in [*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029]}
 
 

@@ -4,7 +4,7 @@ A read of a claim (its detail, its messages) answers `Link: <hub>; rel="mercure"
 (Mercure's reconciliation). Subscribing with that id must give exactly what happened after the read:
 every event at or below the id is already reflected in what the read showed, none above it is.
 
-Event ids follow commit order (app.realtime.events): when an id is visible, every lower id is either
+Event ids follow commit order (app.realtime.publishing): when an id is visible, every lower id is either
 visible too or will never exist. So the newest id seen by the read's own snapshot splits history exactly
 where the read does. The read and the id must share that snapshot: on SQLite a read request is one
 transaction (one snapshot); on PostgreSQL read requests run in autocommit, one snapshot per statement, so a

@@ -17,8 +17,8 @@ from collections.abc import Awaitable, Callable
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.realtime.events import StoredEvent
 from app.realtime.history import all_after, newest_id
+from app.realtime.publishing import StoredEvent
 
 logger = logging.getLogger("warranty.realtime")
 

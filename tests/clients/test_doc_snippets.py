@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from app.realtime.events import messages_topic
+from app.realtime.publishing import messages_topic
 from tests.clients.test_generated_client import project
 from tests.conftest import SettingsFactory, _empty_all_tables
 from tests.factories.users import DEFAULT_PASSWORD

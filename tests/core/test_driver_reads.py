@@ -14,7 +14,7 @@ from sqlalchemy.exc import DBAPIError
 from app.core.db import use_one_snapshot
 from app.core.driver_reads import DriverRead, driver_read
 from app.models import Claim, Event, Message, Product, User
-from app.realtime.events import publish
+from app.realtime.publishing import publish
 from tests.factories.claims import claim_cast, create_message
 from tests.helpers import count_queries
 

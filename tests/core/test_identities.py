@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.core.migrate import upgrade
 from app.models import Base, Event
-from app.realtime.events import messages_topic, status_topic
+from app.realtime.publishing import messages_topic, status_topic
 from tests.factories.users import DEFAULT_PASSWORD, auth_headers, create_admin, create_supplier
 from tests.helpers import assert_error
 from tests.support.images import image_bytes

@@ -9,7 +9,7 @@ from fastapi import FastAPI
 from sqlalchemy import func, select
 
 from app.models import Event
-from app.realtime.events import publish
+from app.realtime.publishing import publish
 
 
 async def publish_event(app: FastAPI, topic: str, payload: dict[str, Any]) -> tuple[int, str]:
@@ -18,7 +18,7 @@ async def publish_event(app: FastAPI, topic: str, payload: dict[str, Any]) -> tu
         event = await publish(session, topic, payload)
     if not app.state.settings.database_url.startswith("postgresql"):
         return event.id, event.payload
-    # On PostgreSQL the id is given at commit (app.realtime.events): read it back.
+    # On PostgreSQL the id is given at commit (app.realtime.publishing): read it back.
     async with app.state.sessionmaker() as session:
         newest = await session.scalar(select(func.max(Event.id)).where(Event.topic == topic))
     assert newest is not None

@@ -15,7 +15,7 @@ from app.models import WebhookDelivery
 from app.outbox.worker import OutboxWorker
 from app.webhooks.delivery import WebhookDeliverer
 from app.webhooks.recording import EVENT_TYPES
-from app.worker import build_worker
+from app.worker_assembly import build_worker
 from tests.factories.users import auth_headers, create_admin
 from tests.webhooks.receiver import Received
 

@@ -16,7 +16,7 @@ from sqlalchemy import select
 from app.models import Claim, Message
 from app.notifications.email import SmtpSender
 from app.notifications.render import REPLY_MARKER
-from app.worker import build_worker
+from app.worker_assembly import build_worker
 from tests.factories.claims import create_message
 from tests.factories.inbound import SECRETS, claim_address, generic, post_standard
 from tests.factories.notifications import notify_message

@@ -13,7 +13,7 @@ from fastapi import FastAPI
 
 from app.core.clock import utc_now
 from app.models import OutboxItem
-from app.realtime.events import messages_topic
+from app.realtime.publishing import messages_topic
 from tests.factories.claims import create_claim
 from tests.factories.inbound import RAW_INBOUND_SECRET, body_of, standard_headers
 from tests.factories.products import create_product

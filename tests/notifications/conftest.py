@@ -8,7 +8,7 @@ from fastapi import FastAPI
 from app.notifications.email import SmtpSender
 from app.notifications.push import GorushPush
 from app.outbox.worker import OutboxWorker
-from app.worker import build_worker
+from app.worker_assembly import build_worker
 from tests.notifications.gorush import Gorush
 from tests.support.smtp import SMTP_URL, Inbox
 

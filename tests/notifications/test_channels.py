@@ -12,7 +12,7 @@ from fastapi import FastAPI
 
 from app.notifications.email import SmtpSender
 from app.notifications.push import GorushPush
-from app.worker import build_worker
+from app.worker_assembly import build_worker
 from tests.factories.claims import claim_cast, create_message
 from tests.factories.notifications import notify_message, outbox_rows
 from tests.factories.users import auth_headers

@@ -17,7 +17,7 @@ from app.core.db import create_engine, create_sessionmaker
 from app.models import OutboxItem
 from app.notifications.email import SmtpSender
 from app.outbox.worker import OutboxWorker
-from app.worker import build_worker
+from app.worker_assembly import build_worker
 from tests.factories.claims import create_claim, create_message
 from tests.factories.notifications import notify_message, outbox_rows
 from tests.factories.products import create_product

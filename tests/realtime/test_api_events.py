@@ -8,7 +8,7 @@ import httpx
 from sqlalchemy import select
 
 from app.models import Event
-from app.realtime.events import messages_topic, status_topic
+from app.realtime.publishing import messages_topic, status_topic
 from tests.realtime.support import LiveServer, subscribe
 from tests.realtime.test_router import scene, token_for
 

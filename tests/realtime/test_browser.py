@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from app.realtime.events import messages_topic
+from app.realtime.publishing import messages_topic
 from tests.conftest import SettingsFactory, _empty_all_tables
 from tests.factories.realtime import new_message, publish_event
 from tests.factories.users import DEFAULT_PASSWORD

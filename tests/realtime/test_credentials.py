@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from app.realtime.events import messages_topic
+from app.realtime.publishing import messages_topic
 from tests.factories.users import DEFAULT_PASSWORD
 from tests.realtime.support import LiveServer, subscribe
 from tests.realtime.test_router import scene

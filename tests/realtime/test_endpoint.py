@@ -8,7 +8,7 @@ import asyncio
 import httpx
 import pytest
 
-from app.realtime.events import messages_topic
+from app.realtime.publishing import messages_topic
 from tests.factories.realtime import new_message, publish_event
 from tests.helpers import assert_error, wait_for
 from tests.realtime.support import HUB, LiveServer, subscribe

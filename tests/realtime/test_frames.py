@@ -13,7 +13,7 @@ from contextlib import contextmanager
 import httpx
 import pytest
 
-from app.realtime.events import messages_topic, status_topic
+from app.realtime.publishing import messages_topic, status_topic
 from app.realtime.topics import MAX_TOPICS
 from tests.conftest import SettingsFactory, _empty_all_tables
 from tests.factories.realtime import new_message, publish_event

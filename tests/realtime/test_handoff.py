@@ -10,7 +10,7 @@ import re
 import httpx
 import pytest
 
-from app.realtime.events import messages_topic, status_topic
+from app.realtime.publishing import messages_topic, status_topic
 from tests.realtime.support import HUB, LiveServer, subscribe
 from tests.realtime.test_router import scene, token_for
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from app.realtime.events import messages_topic, publish
+from app.realtime.publishing import messages_topic, publish
 from tests.factories.realtime import new_message
 from tests.helpers import assert_error
 from tests.metrics.scrape import requests, scrape, value

@@ -14,7 +14,7 @@ from fastapi import FastAPI
 from sqlalchemy import select
 
 from app.models import Event
-from app.realtime.events import messages_topic, publish
+from app.realtime.publishing import messages_topic, publish
 from tests.factories.realtime import new_message
 from tests.realtime.support import LiveServer, subscribe
 from tests.realtime.test_postgres import Process, second_process

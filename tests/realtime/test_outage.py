@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from app.core.migrate import upgrade
-from app.realtime.events import messages_topic
+from app.realtime.publishing import messages_topic
 from tests.conftest import SettingsFactory
 from tests.helpers import assert_error, wait_for
 from tests.realtime.support import HUB, live_server, subscribe

@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import text
 
 from app.realtime.backends.postgres import PostgresBackend
-from app.realtime.events import messages_topic
+from app.realtime.publishing import messages_topic
 from tests.conftest import TEST_SECRET
 from tests.factories.realtime import new_message, publish_event
 from tests.helpers import HUB_READER, count_queries, wait_for
@@ -148,7 +148,7 @@ async def test_sigterm_ends_open_streams_and_the_process_exits(
 async def test_an_event_written_first_and_committed_last_comes_last_with_a_higher_id(
     live: LiveServer, http: httpx.AsyncClient
 ) -> None:
-    from app.realtime.events import publish
+    from app.realtime.publishing import publish
 
     s = await scene(live.app)
     topic = messages_topic(s.claim.id)

@@ -8,7 +8,7 @@ from sqlalchemy import delete
 
 from app.core.db import use_one_snapshot
 from app.models import Event
-from app.realtime.events import messages_topic
+from app.realtime.publishing import messages_topic
 from app.realtime.resume import resume_point
 from tests.factories.realtime import new_message, publish_event
 from tests.realtime.support import LiveServer, subscribe

@@ -11,7 +11,7 @@ from sqlalchemy import update
 
 from app.core.security import create_access_token
 from app.models import Claim, User
-from app.realtime.events import messages_topic, status_topic
+from app.realtime.publishing import messages_topic, status_topic
 from tests.factories.claims import create_claim
 from tests.factories.products import create_product
 from tests.factories.realtime import new_message, publish_event
@@ -192,7 +192,7 @@ async def test_earliest_and_unknown_ids_replay_all_history(live: LiveServer, htt
 
 
 async def test_a_rolled_back_publish_is_never_delivered(live: LiveServer, http: httpx.AsyncClient) -> None:
-    from app.realtime.events import publish
+    from app.realtime.publishing import publish
 
     s = await scene(live.app)
     topic = messages_topic(s.claim.id)

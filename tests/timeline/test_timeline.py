@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from sqlalchemy import func, select
 
 from app.models import ClaimEvent
-from app.worker import build_worker
+from app.worker_assembly import build_worker
 from tests.factories.claims import create_claim
 from tests.factories.inbound import RAW_INBOUND_SECRET, claim_address, generic, post_standard
 from tests.factories.products import create_product

@@ -21,7 +21,7 @@ down_revision: str | None = "0005"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-# app.core.commit_order.LOCK_KEY and app.realtime.events.NOTIFY_CHANNEL, as they were when this ran.
+# app.core.commit_order.LOCK_KEY and app.realtime.publishing.NOTIFY_CHANNEL, as they were when this ran.
 LOCK_KEY = 7_741_265_350_001
 CHANNEL = "warranty_events"
 

@@ -4,7 +4,7 @@ the tail."""
 from __future__ import annotations
 
 from app.core.db import CommitHooks
-from app.realtime.events import StoredEvent
+from app.realtime.publishing import StoredEvent
 from app.realtime.tail import EventTail
 
 

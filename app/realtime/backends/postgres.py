@@ -18,7 +18,7 @@ from typing import Any
 import asyncpg
 from sqlalchemy.engine import make_url
 
-from app.realtime.events import NOTIFY_CHANNEL, StoredEvent
+from app.realtime.publishing import NOTIFY_CHANNEL, StoredEvent
 from app.realtime.tail import EventTail
 
 Wake = Callable[[], None]
