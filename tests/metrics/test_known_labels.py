@@ -8,9 +8,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import get_args
 
 from app.auth.throttle import Limits
 from app.config import Settings
+from app.inbound.router import InboundResult
 from app.observability.metrics import INBOUND_IGNORED_REASONS, INBOUND_OUTCOMES, THROTTLE_LIMITS
 
 # A process of its own: this one's series have counted the suite's traffic already.
@@ -46,4 +48,6 @@ def test_a_new_process_exports_every_known_label_at_zero(tmp_path: Path) -> None
 def test_the_known_labels_are_the_ones_counted(settings: Settings) -> None:
     throttles = {limit.bucket for limit in vars(Limits.of(settings)).values()}
     assert throttles | {"hub_streams"} == set(THROTTLE_LIMITS)
-    assert set(INBOUND_OUTCOMES) == {"processed", "ignored", "duplicate", "rejected", "failed"}
+    # What the webhooks answer, and the two refusals the router counts (a 4xx, a 5xx).
+    answered = set(get_args(InboundResult.model_fields["status"].annotation))
+    assert set(INBOUND_OUTCOMES) == answered | {"rejected", "failed"}
