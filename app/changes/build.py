@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import bindparam, select
-
 from app.changes import hub_payloads as hub
 from app.changes.consequences import Entry, Notice, Recording
 from app.changes.events import (
@@ -20,8 +18,7 @@ from app.changes.events import (
     SupplierAssigned,
     WarrantiesExpiring,
 )
-from app.core.driver_reads import DriverRead
-from app.models import Claim, User, WarrantyExtension
+from app.models import Claim, User
 from app.models.enums import ClaimStatus
 from app.pagecache.cache import EVERYTHING
 from app.pagecache.scopes import MESSAGES_ALL, PRODUCTS_ALL, USERS_ALL, claim_scopes, messages_of, products_of
@@ -43,7 +40,7 @@ async def status_moved(recording: Recording[ClaimStatusChanged]) -> Entry:
     change = recording.change
     moved: dict[str, Any] = {"from": change.former, "to": change.claim.status}
     if _tells_outcome(change.claim):
-        moved |= await _resolution(recording)
+        moved |= _resolution(recording)
     return Entry(change.claim, change.actor, moved)
 
 
@@ -115,7 +112,7 @@ async def other_participants(
 async def status_news(recording: Recording[ClaimStatusChanged]) -> dict[str, Any]:
     claim = recording.change.claim
     news: dict[str, Any] = {"claimId": claim.id, "status": claim.status}
-    resolution = await _resolution(recording)
+    resolution = _resolution(recording)
     if _tells_outcome(claim):
         news |= resolution  # the resolution's email tells the outcome
     return news
@@ -151,7 +148,7 @@ async def claim_data(recording: Recording[ClaimOpened]) -> dict[str, Any]:
 async def status_changed_data(recording: Recording[ClaimStatusChanged]) -> dict[str, Any]:
     change = recording.change
     return {
-        "claim": payloads.claim(change.claim) | await _resolution(recording),
+        "claim": payloads.claim(change.claim) | _resolution(recording),
         "previousStatus": change.former,
         "actorId": change.actor.id,
     }
@@ -221,19 +218,6 @@ def _tells_outcome(claim: Claim) -> bool:
     return claim.status == ClaimStatus.RESOLVED and claim.outcome is not None
 
 
-# The claim's warranty extension, read from its table as the participants are (app.changes.consequences):
-# on the driver's connection (app.core.driver_reads).
-_EXTENSION_OF_CLAIM = DriverRead(
-    select(WarrantyExtension).where(WarrantyExtension.claim_id == bindparam("claim_id")), WarrantyExtension
-)
-
-
-async def _resolution(recording: Recording[ClaimStatusChanged]) -> dict[str, Any]:
-    """The claim's outcome and warranty extension as webhooks show them (one query per change)."""
-    claim = recording.change.claim
-
-    async def read() -> dict[str, Any]:
-        return payloads.outcome(claim, await _EXTENSION_OF_CLAIM.one(recording.session, claim_id=claim.id))
-
-    resolution: dict[str, Any] = await recording.once("resolution", read)
-    return resolution
+def _resolution(recording: Recording[ClaimStatusChanged]) -> dict[str, Any]:
+    """The claim's outcome and warranty extension as webhooks show them."""
+    return payloads.outcome(recording.change.claim, recording.change.extension)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from app.models import Claim, Message, User
+from app.models import Claim, Message, User, WarrantyExtension
 from app.models.enums import ClaimStatus
 
 
@@ -20,11 +20,13 @@ class ClaimOpened:
 
 @dataclass(frozen=True)
 class ClaimStatusChanged:
-    """`claim.status` is the new status (its outcome recorded, for a resolution)."""
+    """`claim.status` is the new status (its outcome recorded, for a resolution); `extension` is the
+    warranty extension the claim leaves on its product after the change, if any."""
 
     claim: Claim
     former: ClaimStatus
     actor: User
+    extension: WarrantyExtension | None
 
 
 @dataclass(frozen=True)

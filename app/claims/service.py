@@ -13,6 +13,7 @@ from app.derived import read_state
 from app.errors import Forbidden, NotFound, ValidationFailed
 from app.models import Claim, User
 from app.models.enums import ClaimStatus, Role
+from app.products import extensions
 
 
 async def open_claim(customer: User, product_id: int, description: str, *, claims: ClaimRepository) -> Claim:
@@ -60,7 +61,8 @@ async def _apply(claim: Claim, target: ClaimStatus, actor: User, claims: ClaimRe
     former, claim.status = claim.status, target
     claim.updated_at = utc_now()
     await claims.session.flush()
-    await record(claims.session, ClaimStatusChanged(claim, former, actor))
+    extension = await extensions.of_claim(claims.session, claim.id)
+    await record(claims.session, ClaimStatusChanged(claim, former, actor, extension))
     return claim
 
 

@@ -26,7 +26,7 @@ async def notify_message(app: FastAPI, message: Message, to: list[User]) -> None
 
 async def notify_status(app: FastAPI, claim: Claim, to: list[User]) -> None:
     async with app.state.sessionmaker() as session, session.begin():
-        await _notify(session, ClaimStatusChanged(claim, ClaimStatus.OPEN, None), to)  # type: ignore[arg-type]
+        await _notify(session, ClaimStatusChanged(claim, ClaimStatus.OPEN, None, None), to)  # type: ignore[arg-type]
 
 
 async def _notify(session: AsyncSession, change: Any, to: list[User]) -> None:
