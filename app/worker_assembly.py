@@ -51,7 +51,19 @@ def build_worker(
 
     webhooks = webhooks or WebhookDeliverer(settings, sessionmaker)
     handlers = {**delivery.handlers(), **webhooks.handlers()}
-    return OutboxWorker(settings, sessionmaker, handlers, daily=daily, finished=notification_finished)
+    timeouts = {  # each transport's timeout per network operation, by channel
+        "email": settings.smtp_timeout,
+        "push": settings.push_timeout,
+        "webhook": settings.webhook_timeout,
+    }
+    return OutboxWorker(
+        settings,
+        sessionmaker,
+        handlers,
+        daily=daily,
+        finished=notification_finished,
+        operation_timeouts=timeouts,
+    )
 
 
 @asynccontextmanager

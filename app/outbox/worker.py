@@ -1,10 +1,11 @@
 """The outbox worker: claims due rows, delivers them outside any transaction, then marks them done or
 reschedules them with exponential backoff and jitter.
 
-Channels do not wait for each other (docs/api.md §9): each channel (email, push, and every other kind
-prefix, e.g. webhooks) claims and sends on its own, with at most `worker_batch_size` sends in flight, and
-claims again as soon as one finishes, so a mail server that accepts and never answers holds only the
-emails it holds, never a push. Every send runs under its channel's timeout.
+Channels do not wait for each other (docs/api.md §9): each channel (a kind's prefix: email, push, webhook)
+claims and sends on its own, with at most `worker_batch_size` sends in flight, and claims again as soon as
+one finishes, so a mail server that accepts and never answers holds only the emails it holds, never a push.
+Every send runs under its channel's timeout, which the receivers' assembly gives (app.worker_assembly): the
+worker knows no kind and no transport.
 
 Retries span an outage (16.4): a row is retried with backoff until `outbox_retry_hours` (default 24) have
 surely passed since its first try, then it is `failed` (an admin may retry it, alone or in bulk).
@@ -78,20 +79,19 @@ def channel_of(kind: str) -> str:
     return kind.split(".", 1)[0]
 
 
-def send_timeout(settings: Settings, channel: str) -> float:
+DEFAULT_OPERATION_TIMEOUT = 10.0  # seconds, for a channel whose transport names no timeout of its own
+
+
+def send_timeout(operation_timeouts: Mapping[str, float], channel: str) -> float:
     """The most one send may take: a few of the transport's own network timeouts (connect, greeting,
-    each command), never unbounded."""
-    per_operation = {
-        "email": settings.smtp_timeout,
-        "push": settings.push_timeout,
-        "webhook": settings.webhook_timeout,
-    }
-    return 3 * per_operation.get(channel, max(per_operation.values()))
+    each command), never unbounded. A channel without one gets the longest there is."""
+    longest = max(operation_timeouts.values(), default=DEFAULT_OPERATION_TIMEOUT)
+    return 3 * operation_timeouts.get(channel, longest)
 
 
-def lease_seconds(settings: Settings) -> float:
+def lease_seconds(operation_timeouts: Mapping[str, float]) -> float:
     """How long a claimed row is ours: well beyond one delivery's worst case (its send timeout)."""
-    return 60 + 3 * max(settings.smtp_timeout, settings.push_timeout, settings.webhook_timeout)
+    return 60 + 3 * max(operation_timeouts.values(), default=DEFAULT_OPERATION_TIMEOUT)
 
 
 class OutboxWorker:
@@ -102,12 +102,15 @@ class OutboxWorker:
         handlers: Mapping[str, Handler],
         daily: Callable[[], Awaitable[object]] | None = None,
         finished: Finished | None = None,
+        operation_timeouts: Mapping[str, float] | None = None,
     ) -> None:
         self.settings = settings
         self.sessionmaker = sessionmaker
         self.handlers = handlers
         self.daily = daily  # the expiry alerts, run once per day by the loop
         self.finished = finished  # a claim's timeline notes its notifications' outcomes
+        # Each channel's transport timeout per network operation (the receivers' settings, by channel).
+        self.operation_timeouts = dict(operation_timeouts or {})
         self._stop = asyncio.Event()
         self._lane_wakes: set[asyncio.Event] = set()
         self._daily_done_on: date | None = None
@@ -129,7 +132,7 @@ class OutboxWorker:
         """Lease up to `limit` (default `worker_batch_size`) due rows of `channel` (default every channel)
         to this worker (one short transaction)."""
         now = utc_now()
-        lease = now + timedelta(seconds=lease_seconds(self.settings))
+        lease = now + timedelta(seconds=lease_seconds(self.operation_timeouts))
         statement = (
             select(OutboxItem)
             .where(
@@ -173,11 +176,12 @@ class OutboxWorker:
     async def _deliver(self, item: Claimed) -> None:
         error: str | None = None
         permanent = False
+        timeout = send_timeout(self.operation_timeouts, channel_of(item.kind))
         try:
             handler = self.handlers.get(item.kind)
             if handler is None:
                 raise PermanentFailure(f"no handler for kind {item.kind!r}")
-            async with asyncio.timeout(send_timeout(self.settings, channel_of(item.kind))):
+            async with asyncio.timeout(timeout):
                 await handler(item.payload)
         except Skipped as exc:
             await self._record(item, None, False, skipped=str(exc))
@@ -185,7 +189,7 @@ class OutboxWorker:
         except PermanentFailure as exc:
             error, permanent = f"PermanentFailure: {exc}", True
         except TimeoutError:
-            error = f"TimeoutError: no answer within {send_timeout(self.settings, channel_of(item.kind))} s"
+            error = f"TimeoutError: no answer within {timeout} s"
             log.warning("outbox %s (%s) attempt %s timed out", item.id, item.kind, item.attempts)
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"[:2000]
