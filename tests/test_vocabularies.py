@@ -9,6 +9,8 @@ import pytest
 from app.models.enums import (
     ClaimStatus,
     ClaimStatusName,
+    HouseholdRole,
+    HouseholdRoleName,
     OutboxState,
     OutboxStateName,
     Platform,
@@ -25,6 +27,7 @@ from app.models.enums import (
         (Role, RoleName),
         (Platform, PlatformName),
         (OutboxState, OutboxStateName),
+        (HouseholdRole, HouseholdRoleName),
     ],
 )
 def test_the_wire_names_are_the_enum_values(enum: type[StrEnum], literal: Any) -> None:

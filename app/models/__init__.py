@@ -5,6 +5,7 @@ from app.models.cache_invalidations import CacheInvalidation
 from app.models.calendar import CalendarFeed
 from app.models.claim import Claim, Message, MessageRead
 from app.models.event import Event
+from app.models.household import ClaimMute, Household, HouseholdInvitation, HouseholdMember
 from app.models.inbound import InboundDelivery
 from app.models.outbox_items import OutboxItem
 from app.models.product import ExpiryAlert, Product, Receipt, WarrantyExtension
@@ -25,9 +26,13 @@ __all__ = [
     "CalendarFeed",
     "Claim",
     "ClaimEvent",
+    "ClaimMute",
     "DeviceToken",
     "Event",
     "ExpiryAlert",
+    "Household",
+    "HouseholdInvitation",
+    "HouseholdMember",
     "InboundDelivery",
     "Message",
     "MessageRead",

@@ -32,6 +32,19 @@ class ClaimStatus(StrEnum):
 ClaimStatusName = Literal["open", "in_progress", "resolved", "closed"]
 
 
+# A household member's role (contract 17.1): owners manage the household and its members, members see and
+# edit its products and talk in their claims, viewers only read.
+class HouseholdRole(StrEnum):
+    OWNER = "owner"
+    MEMBER = "member"
+    VIEWER = "viewer"
+
+
+# As request and response fields take them (tests/test_vocabularies.py holds it equal to `HouseholdRole`).
+HouseholdRoleName = Literal["owner", "member", "viewer"]
+InvitedRoleName = Literal["member", "viewer"]  # an invitation never makes an owner
+
+
 # The platforms a device token is registered for (how each is pushed: app.notifications.push).
 class Platform(StrEnum):
     IOS = "ios"

@@ -14,6 +14,15 @@ class Product(Timestamps, Base):
     __tablename__ = "products"
     __table_args__ = (
         Index("ix_products_owner_created", "owner_id", "created_at"),
+        # A household's shared products (a member's list, the access checks, the sweep of open streams).
+        Index(
+            "ix_products_household_created_id",
+            "household_id",
+            "created_at",
+            "id",
+            sqlite_where=text("household_id IS NOT NULL"),
+            postgresql_where=text("household_id IS NOT NULL"),
+        ),
         # The admin list: newest first (the default) and by name (keyset: the sort key, then the id).
         Index("ix_products_created_id", "created_at", "id"),
         Index("ix_products_name_id", func.lower(text("name")), "id"),
@@ -32,6 +41,8 @@ class Product(Timestamps, Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     owner_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    # The household the owner shares it with (contract 17.3): its members see it, owners and members edit it.
+    household_id: Mapped[int | None] = mapped_column(ForeignKey("households.id", ondelete="SET NULL"))
     name: Mapped[str] = mapped_column(String(255))
     brand: Mapped[str] = mapped_column(String(100))
     category: Mapped[str] = mapped_column(String(100))
