@@ -4,6 +4,8 @@ owners manage it; owners and members write to its shared products and claims; vi
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import Select, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -16,7 +18,7 @@ from app.models.enums import HouseholdRole
 WRITERS = frozenset({HouseholdRole.OWNER, HouseholdRole.MEMBER})
 
 # Every household route starts here: on the driver's connection (app.core.driver_reads).
-_ROLE = DriverRead(
+_ROLE: DriverRead[Any] = DriverRead(
     select(HouseholdMember.role).where(
         HouseholdMember.household_id == bindparam("household_id"),
         HouseholdMember.user_id == bindparam("user_id"),
@@ -24,7 +26,7 @@ _ROLE = DriverRead(
 )
 
 
-def household_ids_of(user_id: int) -> Select[tuple[int]]:
+def household_ids_of(user_id: int) -> Select[Any]:
     """The ids of the households `user_id` belongs to, in any role (a subquery for access statements)."""
     return select(HouseholdMember.household_id).where(HouseholdMember.user_id == user_id)
 
