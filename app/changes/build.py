@@ -99,7 +99,8 @@ def is_receipt(change: MessagesRead) -> bool:
 async def other_participants(
     recording: Recording[ClaimStatusChanged] | Recording[MessagePosted],
 ) -> list[User]:
-    """Every participant (customer, assigned supplier) except the one who acted."""
+    """Every participant (customer, assigned supplier, the household members of its product) who has
+    not muted the claim, except the one who acted."""
     change = recording.change
     actor = change.actor if isinstance(change, ClaimStatusChanged) else change.sender
     seen: dict[int, User] = {}
@@ -203,7 +204,10 @@ def read_pages(change: MessagesRead) -> list[str]:
 
 
 def owner_products(change: ProductsChanged) -> list[str]:
-    return [products_of(change.owner_id), PRODUCTS_ALL]
+    """The owner's product lists, and each member's of the households the products are (or were) shared
+    with."""
+    people = {change.owner_id, *change.member_ids}
+    return [*(products_of(user_id) for user_id in sorted(people)), PRODUCTS_ALL]
 
 
 def user_pages(_: object) -> list[str]:

@@ -11,6 +11,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.access.claims import notified_users
 from app.core.driver_reads import DriverRead
 from app.models import Claim, User
 from app.models.enums import OutboxKind
@@ -22,9 +23,15 @@ from app.webhooks import recording as webhooks
 
 C = TypeVar("C")
 
-# A change's participants: on the driver's connection (app.core.driver_reads).
-_USERS = DriverRead(
-    select(User).where(User.id.in_(bindparam("user_ids", expanding=True))).order_by(User.id), User
+# Whom a claim's change concerns (app.access.claims.notified_users): on the driver's connection
+# (app.core.driver_reads).
+_NOTIFIED = DriverRead(
+    select(User)
+    .where(
+        notified_users(bindparam("claim_id"), bindparam("product_id"), bindparam("user_ids", expanding=True))
+    )
+    .order_by(User.id),
+    User,
 )
 
 
@@ -42,11 +49,14 @@ class Recording(Generic[C]):
         return self._known[name]
 
     async def participants(self, claim: Claim) -> list[User]:
-        """The claim's customer and supplier (one query)."""
+        """Whom a change in the claim concerns: its customer and supplier, and the household members of
+        its product who have not muted it (one query)."""
 
         async def read() -> list[User]:
             ids = [user_id for user_id in (claim.customer_id, claim.supplier_id) if user_id is not None]
-            return await _USERS.all(self.session, user_ids=ids)
+            return await _NOTIFIED.all(
+                self.session, claim_id=claim.id, product_id=claim.product_id, user_ids=ids
+            )
 
         users: list[User] = await self.once("participants", read)
         return users

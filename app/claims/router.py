@@ -21,7 +21,7 @@ from app.api.dependencies import (
 )
 from app.api.openapi import errors
 from app.api.pagination import JsonList, Page, PageParams, list_json
-from app.claims import service
+from app.claims import mutes, service
 from app.claims.dependencies import ClaimQuery, ClaimRepo
 from app.claims.outcome import Resolution
 from app.claims.repository import LIST_KEY, ClaimFilter
@@ -31,6 +31,7 @@ from app.claims.schemas import (
     ClaimListItem,
     ClaimMessage,
     ClaimProduct,
+    MuteState,
     StatusChange,
     SupplierAssign,
 )
@@ -198,3 +199,18 @@ async def assign_supplier(
     the customer, else 400 VALIDATION_FAILED; `null` unassigns."""
     await service.assign_supplier(claim, body.supplier_id, user, claims=claims)
     return await _detail(claim, claims)
+
+
+@router.post("/claims/{id}/mute", response_model=MuteState, responses=errors(400, 401, 404))
+async def mute_claim(claim: VisibleClaimById, user: CurrentUser, session: SessionDep) -> MuteState:
+    """Stop the caller's notifications (email, push) of this claim's messages and status changes; the
+    hub's topics are unaffected. Any participant may; household viewers are muted until they unmute."""
+    await mutes.set_muted(session, user, claim, True)
+    return MuteState(claim_id=claim.id, muted=True)
+
+
+@router.post("/claims/{id}/unmute", response_model=MuteState, responses=errors(400, 401, 404))
+async def unmute_claim(claim: VisibleClaimById, user: CurrentUser, session: SessionDep) -> MuteState:
+    """Hear of the claim again (a household viewer: start hearing of it)."""
+    await mutes.set_muted(session, user, claim, False)
+    return MuteState(claim_id=claim.id, muted=False)

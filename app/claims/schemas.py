@@ -70,6 +70,13 @@ class SupplierAssign(RequestModel):
     supplier_id: int | None = Field(ge=1, le=MAX_ID, description="A ROLE_SUPPLIER user; null unassigns.")
 
 
+class MuteState(ResponseModel):
+    """Whether the caller hears of the claim's messages and status changes (email, push)."""
+
+    claim_id: int = Field(examples=[42])
+    muted: bool = Field(examples=[True])
+
+
 class ClaimListItem(ResponseModel):
     id: int
     type: Literal["claim"] = "claim"

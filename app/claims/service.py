@@ -14,12 +14,15 @@ from app.errors import Forbidden, NotFound, ValidationFailed
 from app.models import Claim, User
 from app.models.enums import ClaimStatus, Role
 from app.products import extensions
+from app.products import service as products_service
 
 
 async def open_claim(customer: User, product_id: int, description: str, *, claims: ClaimRepository) -> Claim:
-    """A new `open` claim on one of the customer's products: 404 for anyone else's product, 409
-    CLAIM_ALREADY_ACTIVE while the product has a claim that is not closed."""
-    product = await claims.own_product(customer.id, product_id)
+    """A new `open` claim on a product the customer may write to: their own, or one shared with a household
+    where they are an owner or a member (contract 17.3); the filer is the claim's customer. 403 for a
+    household viewer, 404 for any other product, 409 CLAIM_ALREADY_ACTIVE while the product has a claim
+    that is not closed."""
+    product = await claims.own_product(customer, product_id)
     if product is None:
         raise NotFound("No such product.")
     if await claims.has_active_claim(product.id):
@@ -30,6 +33,9 @@ async def open_claim(customer: User, product_id: int, description: str, *, claim
         )
     )
     await record(claims.session, ClaimOpened(claim, customer))
+    if product.household_id is not None or product.owner_id != customer.id:
+        # `hasActiveClaim` moves in the owner's and every member's product list, not only the filer's.
+        await products_service.changed(claims.session, product.owner_id, product.household_id)
     return claim
 
 
@@ -44,7 +50,7 @@ async def change_status(
     """Move the claim to `target` if the lifecycle allows it and the actor may (403/409 otherwise),
     recording the outcome of a resolution or undoing it on a reopen."""
     await claims.lock(claim)
-    transitions.check_move(claim.status, target, claim_roles(actor, claim))
+    transitions.check_move(claim.status, target, await claim_roles(claims.session, actor, claim))
     await outcome.settle(claims.session, claim, target, resolution)
     return await _apply(claim, target, actor, claims)
 
@@ -53,7 +59,7 @@ async def close_claim(claim: Claim, actor: User, *, claims: ClaimRepository) -> 
     """Close a resolved claim (its customer or an admin): 403 for the supplier, 409 CLAIM_NOT_RESOLVED
     for a claim that is not resolved (closed included)."""
     await claims.lock(claim)
-    transitions.check_close(claim.status, claim_roles(actor, claim))
+    transitions.check_close(claim.status, await claim_roles(claims.session, actor, claim))
     return await _apply(claim, ClaimStatus.CLOSED, actor, claims)
 
 
@@ -71,7 +77,7 @@ async def assign_supplier(
 ) -> Claim:
     """Set (or with None, remove) the claim's supplier; admins only (403). The supplier must hold
     ROLE_SUPPLIER, by the role hierarchy (so an admin qualifies), and may not be the claim's customer."""
-    if ADMIN not in claim_roles(actor, claim):
+    if ADMIN not in await claim_roles(claims.session, actor, claim):
         raise Forbidden("Only an admin may assign a claim's supplier.")
     await claims.lock(claim)
     if supplier_id is not None:

@@ -36,7 +36,7 @@ async def mark_read(session: AsyncSession, claim: Claim, reader: User) -> list[i
     marked = sorted(await session.scalars(statement))
     if not marked:
         return marked
-    receipt = is_participant(reader, claim)
+    receipt = await is_participant(session, reader, claim)
     if receipt:
         await recipient_read(session, marked, now)
     await record(session, MessagesRead(claim, reader, tuple(marked), now, receipt))

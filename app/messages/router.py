@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Path, Response, status
 from starlette.convertors import StringConvertor, register_url_convertor
 
+from app.access.claims import require_writer
 from app.api.dependencies import (
     ONE_SNAPSHOT,
     AdminUser,
@@ -119,7 +120,7 @@ async def list_claim_messages_alias(page: Annotated[Any, Depends(_claim_messages
     "/claims/{claimId}/messages",
     status_code=status.HTTP_201_CREATED,
     response_model=MessageCreated,
-    responses=errors(400, 401, 404, 409, 413, 415),
+    responses=errors(400, 401, 403, 404, 409, 413, 415),
 )
 async def send_message(
     body: MessageSend,
@@ -134,7 +135,9 @@ async def send_message(
     10,000 characters and/or one attachment (jpg, png, gif, webp or pdf, up to 10 MB decoded) as a
     base64 data URL. 400 blank without attachment, bad base64 or a wrong `size`; 415 when the bytes are
     not what `fileName`/`mimeType` say; 409 CLAIM_CLOSED on a closed claim; 404 for a claim the caller
-    may not see. The other participants are notified (real time, email, push)."""
+    may not see; 403 for a viewer of the household the product is shared with. The other participants
+    are notified (real time, email, push)."""
+    await require_writer(session, user, claim)
     upload = decode_attachment(body.attachment, settings.max_attachment_size) if body.attachment else None
     message = await post_message(
         session, storage, settings, claim=claim, sender=user, text=body.message or "", attachment=upload

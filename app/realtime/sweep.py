@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 
 from sqlalchemy import select
@@ -16,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.access.claims import may_see
 from app.core.background import pause
-from app.models import Claim, User
+from app.models import Claim, HouseholdMember, Product, User
 from app.realtime.hub import Hub
 from app.realtime.topics import claim_id_of
 
@@ -31,24 +32,53 @@ def _chunks(ids: Iterable[int]) -> Iterator[list[int]]:
         yield ordered[start : start + CHUNK]
 
 
-async def sweep_access(hub: Hub, sessionmaker: async_sessionmaker[AsyncSession]) -> int:
-    """Revokes the topics each open stream's user may no longer see; answers how many streams lost one."""
-    subscribers = hub.subscribers()
+Parties = dict[int, tuple[int, int | None, int | None]]  # claim id -> customer, supplier, product's household
+
+
+async def _users(session: AsyncSession, ids: set[int]) -> dict[int, User]:
+    users: dict[int, User] = {}
+    for chunk in _chunks(ids):
+        users.update(
+            (user.id, user) for user in await session.scalars(select(User).where(User.id.in_(chunk)))
+        )
+    return users
+
+
+async def _parties(session: AsyncSession, claim_ids: set[int]) -> Parties:
+    parties: Parties = {}
+    for chunk in _chunks(claim_ids):
+        rows = await session.execute(
+            select(Claim.id, Claim.customer_id, Claim.supplier_id, Product.household_id)
+            .join(Product, Product.id == Claim.product_id)
+            .where(Claim.id.in_(chunk))
+        )
+        parties.update((row.id, (row.customer_id, row.supplier_id, row.household_id)) for row in rows)
+    return parties
+
+
+async def _households(session: AsyncSession, user_ids: set[int]) -> dict[int, set[int]]:
+    households: dict[int, set[int]] = defaultdict(set)
+    for chunk in _chunks(user_ids):
+        member = select(HouseholdMember.user_id, HouseholdMember.household_id)
+        for row in await session.execute(member.where(HouseholdMember.user_id.in_(chunk))):
+            households[row.user_id].add(row.household_id)
+    return households
+
+
+async def sweep_access(
+    hub: Hub, sessionmaker: async_sessionmaker[AsyncSession], only_users: set[int] | None = None
+) -> int:
+    """Revokes the topics each open stream's user may no longer see (of `only_users`' streams, when
+    given: an access change just committed); answers how many streams lost one."""
+    subscribers = [s for s in hub.subscribers() if only_users is None or s.user_id in only_users]
     if not subscribers:
         return 0
     claim_ids = {claim_id_of(topic) for subscriber in subscribers for topic in subscriber.topics}
+    user_ids = {subscriber.user_id for subscriber in subscribers}
     async with sessionmaker() as session:
-        users: dict[int, User] = {}
-        for chunk in _chunks({subscriber.user_id for subscriber in subscribers}):
-            users.update(
-                (user.id, user) for user in await session.scalars(select(User).where(User.id.in_(chunk)))
-            )
-        parties: dict[int, tuple[int, int | None]] = {}
-        for chunk in _chunks(claim_ids):
-            rows = await session.execute(
-                select(Claim.id, Claim.customer_id, Claim.supplier_id).where(Claim.id.in_(chunk))
-            )
-            parties.update((row.id, (row.customer_id, row.supplier_id)) for row in rows)
+        users = await _users(session, user_ids)
+        parties = await _parties(session, claim_ids)
+        households = await _households(session, user_ids)
     changed = 0
     for subscriber in subscribers:
         user = users.get(subscriber.user_id)
@@ -61,7 +91,8 @@ async def sweep_access(hub: Hub, sessionmaker: async_sessionmaker[AsyncSession])
         lost = {
             topic
             for topic in subscriber.topics
-            if user is None or (claim := parties.get(claim_id_of(topic))) is None or not may_see(user, *claim)
+            if (claim := parties.get(claim_id_of(topic))) is None
+            or not may_see(user, *claim, households[user.id])
         }
         if lost:
             logger.info("hub: user %s lost access to %s", subscriber.user_id, sorted(lost))
