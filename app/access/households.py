@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Select, bindparam, select
+from sqlalchemy import Select, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.driver_reads import DriverRead
 from app.core.ids import MAX_ID
 from app.errors import Forbidden, NotFound
-from app.models import HouseholdMember
+from app.models import HouseholdMember, Product
 from app.models.enums import HouseholdRole
 
 WRITERS = frozenset({HouseholdRole.OWNER, HouseholdRole.MEMBER})
@@ -63,3 +63,26 @@ async def member_ids(session: AsyncSession, household_id: int) -> list[int]:
     """Every member's id, in any role (who a change of the household's shared things concerns)."""
     statement = select(HouseholdMember.user_id).where(HouseholdMember.household_id == household_id)
     return list(await session.scalars(statement))
+
+
+async def owner_count(session: AsyncSession, household_id: int) -> int:
+    """How many owners the household has (it must keep one: 409 LAST_OWNER). Read after the household is
+    locked, so two owners leaving at once cannot both see the other stay."""
+    statement = select(func.count()).where(
+        HouseholdMember.household_id == household_id, HouseholdMember.role == HouseholdRole.OWNER
+    )
+    return int(await session.scalar(statement) or 0)
+
+
+# The members of the household a product is shared with: parameter product_id (none when it is not shared).
+_MEMBERS_OF_PRODUCT: DriverRead[Any] = DriverRead(
+    select(HouseholdMember.user_id)
+    .join(Product, Product.household_id == HouseholdMember.household_id)
+    .where(Product.id == bindparam("product_id"))
+    .order_by(HouseholdMember.user_id)
+)
+
+
+async def members_sharing(session: AsyncSession, product_id: int) -> list[int]:
+    """Every member (any role) of the household the product is shared with: who sees its claims too."""
+    return [row.user_id for row in await _MEMBERS_OF_PRODUCT.all(session, product_id=product_id)]

@@ -10,6 +10,7 @@ from app.changes.consequences import Entry, Notice, Recording
 from app.changes.events import (
     ClaimOpened,
     ClaimStatusChanged,
+    HouseholdAccessChanged,
     InboundAccepted,
     InboundIgnored,
     MessagePosted,
@@ -21,7 +22,15 @@ from app.changes.events import (
 from app.models import Claim, User
 from app.models.enums import ClaimStatus
 from app.pagecache.cache import EVERYTHING
-from app.pagecache.scopes import MESSAGES_ALL, PRODUCTS_ALL, USERS_ALL, claim_scopes, messages_of, products_of
+from app.pagecache.scopes import (
+    MESSAGES_ALL,
+    PRODUCTS_ALL,
+    USERS_ALL,
+    claim_scopes,
+    messages_of,
+    people_pages,
+    products_of,
+)
 from app.webhooks import payloads
 
 ClaimChange = ClaimOpened | ClaimStatusChanged | SupplierAssigned | MessagePosted
@@ -225,3 +234,15 @@ def _tells_outcome(claim: Claim) -> bool:
 def _resolution(recording: Recording[ClaimStatusChanged]) -> dict[str, Any]:
     """The claim's outcome and warranty extension as webhooks show them."""
     return payloads.outcome(recording.change.claim, recording.change.extension)
+
+
+# Access
+
+
+def access_pages(change: HouseholdAccessChanged) -> list[str]:
+    return people_pages(change.user_ids)
+
+
+def access_news(change: HouseholdAccessChanged) -> dict[str, Any]:
+    """The hub's internal note (app.realtime.topics.ACCESS_TOPIC): whose open streams to re-check."""
+    return {"userIds": sorted(set(change.user_ids))}

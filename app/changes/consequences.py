@@ -12,11 +12,13 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.access.claims import notified_users
+from app.access.households import members_sharing
 from app.core.driver_reads import DriverRead
 from app.models import Claim, User
 from app.models.enums import OutboxKind
 from app.outbox.enqueue import enqueue
 from app.pagecache.cache import invalidate
+from app.pagecache.scopes import people_pages
 from app.realtime.publishing import publish
 from app.timeline.record import TimelineKind, add_to_timeline
 from app.webhooks import recording as webhooks
@@ -60,6 +62,15 @@ class Recording(Generic[C]):
 
         users: list[User] = await self.once("participants", read)
         return users
+
+    async def household_members(self, claim: Claim) -> list[int]:
+        """The members of the household the claim's product is shared with (one query)."""
+
+        async def read() -> list[int]:
+            return await members_sharing(self.session, claim.product_id)
+
+        members: list[int] = await self.once("household_members", read)
+        return members
 
 
 class Consequence(Protocol[C]):
@@ -178,3 +189,16 @@ class Cache(Generic[C]):
 
     async def apply(self, recording: Recording[C]) -> None:
         invalidate(recording.session, *self.scopes(recording.change))
+
+
+@dataclass(frozen=True)
+class HouseholdCache(Generic[C]):
+    """The pages of the household members who see the change's claim because its product is shared with
+    them: their claim lists and product lists (app.pagecache.scopes)."""
+
+    claim: Callable[[C], Claim]
+
+    async def apply(self, recording: Recording[C]) -> None:
+        members = await recording.household_members(self.claim(recording.change))
+        if members:
+            invalidate(recording.session, *people_pages(members))

@@ -23,6 +23,7 @@ from app.changes import build
 from app.changes.consequences import (
     Cache,
     Consequence,
+    HouseholdCache,
     Hub,
     Notify,
     NotifyEach,
@@ -35,6 +36,7 @@ from app.changes.events import (
     Change,
     ClaimOpened,
     ClaimStatusChanged,
+    HouseholdAccessChanged,
     InboundAccepted,
     InboundIgnored,
     MessagePosted,
@@ -48,6 +50,7 @@ from app.changes.events import (
 )
 from app.models.enums import OutboxKind
 from app.realtime.publishing import messages_topic, status_topic
+from app.realtime.topics import ACCESS_TOPIC
 from app.timeline.record import TimelineKind
 
 CLAIM_MESSAGE = (OutboxKind.EMAIL_CLAIM_MESSAGE, OutboxKind.PUSH_CLAIM_MESSAGE)
@@ -59,6 +62,7 @@ CONSEQUENCES: dict[type[Any], tuple[Consequence[Any], ...]] = {
         Timeline(TimelineKind.CLAIM_CREATED, build.claim_created),
         Webhook("claim.created", build.claim_data),
         Cache(build.claim_pages),
+        HouseholdCache(lambda change: change.claim),  # the lists of the household that shares the product
     ),
     ClaimStatusChanged: (
         Timeline(TimelineKind.STATUS_CHANGED, build.status_moved),
@@ -66,11 +70,13 @@ CONSEQUENCES: dict[type[Any], tuple[Consequence[Any], ...]] = {
         Notify(CLAIM_STATUS, build.status_news, to=build.other_participants),
         Webhook("claim.status_changed", build.status_changed_data),
         Cache(build.claim_pages),
+        HouseholdCache(lambda change: change.claim),
     ),
     SupplierAssigned: (
         Timeline(TimelineKind.SUPPLIER_ASSIGNED, build.supplier_assigned),
         Timeline(TimelineKind.SUPPLIER_UNASSIGNED, build.supplier_unassigned),
         Cache(build.supplier_pages),  # who sees the claim's lists and messages
+        HouseholdCache(lambda change: change.claim),
         Webhook("claim.supplier_assigned", build.supplier_data),
     ),
     MessagePosted: (
@@ -79,6 +85,7 @@ CONSEQUENCES: dict[type[Any], tuple[Consequence[Any], ...]] = {
         Notify(CLAIM_MESSAGE, build.message_news, to=build.other_participants),
         Webhook("message.created", build.message_data),
         Cache(build.message_pages),
+        HouseholdCache(lambda change: change.claim),
     ),
     MessagesRead: (
         Hub(lambda change: messages_topic(change.claim.id), build.messages_read, when=build.is_receipt),
@@ -87,7 +94,11 @@ CONSEQUENCES: dict[type[Any], tuple[Consequence[Any], ...]] = {
     InboundAccepted: (Timeline(TimelineKind.INBOUND_ACCEPTED, build.inbound_accepted),),
     InboundIgnored: (Timeline(TimelineKind.INBOUND_IGNORED, build.inbound_ignored),),
     ProductsChanged: (Cache(build.owner_products),),
-    ProductDeleted: (Cache(build.every_page),),  # its claims and messages leave every kind of page
+    ProductDeleted: (Cache(build.every_page),),
+    HouseholdAccessChanged: (
+        Cache(build.access_pages),
+        Hub(lambda _: ACCESS_TOPIC, build.access_news),  # their open streams are re-checked at once
+    ),  # its claims and messages leave every kind of page
     UserChanged: (Cache(build.user_pages),),
     UserDeleted: (Cache(build.every_page),),  # their data leaves every list; names on other pages change
     WarrantiesExpiring: (

@@ -81,9 +81,14 @@ class InboundIgnored:
 
 @dataclass(frozen=True)
 class ProductsChanged:
-    """One owner's products were created, edited, voided or restored, or their receipts changed."""
+    """One owner's products were created, edited, voided or restored, shared or unshared, or their receipts
+    changed. `household_ids`: the households they are (or were, before a change of sharing) shared with;
+    `member_ids`: those households' members (read with the change, app.access.households), whose product
+    lists show them too."""
 
     owner_id: int
+    household_ids: tuple[int, ...] = ()
+    member_ids: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,16 @@ class ProductDeleted:
     """With its receipts, claims and messages."""
 
     product_id: int
+
+
+@dataclass(frozen=True)
+class HouseholdAccessChanged:
+    """What these users see of a household's shared products and claims changed: they joined or left it,
+    were removed, the household was deleted, or a product was shared with it or unshared. Access ends at
+    once: their open hub streams are re-checked as soon as the change commits."""
+
+    household_id: int
+    user_ids: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -135,6 +150,7 @@ Change = (
     | InboundIgnored
     | ProductsChanged
     | ProductDeleted
+    | HouseholdAccessChanged
     | UserChanged
     | UserDeleted
     | WarrantiesExpiring

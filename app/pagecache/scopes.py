@@ -5,6 +5,8 @@ pages it makes stale."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from app.models import Claim
 
 CLAIMS_ALL = "claims:all"
@@ -24,6 +26,13 @@ def messages_of(claim_id: int) -> str:
 
 def products_of(owner_id: int) -> str:
     return f"products:user:{owner_id}"
+
+
+def people_pages(user_ids: Iterable[int]) -> list[str]:
+    """Everything listed per person: their claim lists and product lists."""
+    return [
+        scope for user_id in sorted(set(user_ids)) for scope in (claims_of(user_id), products_of(user_id))
+    ]
 
 
 def claim_scopes(claim: Claim, *former_supplier_ids: int | None) -> list[str]:

@@ -25,7 +25,7 @@ from app.realtime.history import prune
 from app.realtime.hub import Hub
 from app.realtime.shutdown import server_exit_flag, watch_exit
 from app.realtime.stream_clock import clock_forever
-from app.realtime.sweep import sweep_forever
+from app.realtime.sweep import AccessWatch, sweep_forever
 from app.realtime.tail import EventTail
 
 logger = logging.getLogger("warranty.realtime")
@@ -49,7 +49,8 @@ async def hub_lifespan(app: FastAPI, settings: Settings, hooks: CommitHooks) -> 
     sessionmaker: async_sessionmaker[AsyncSession] = app.state.sessionmaker
     # The tail and the access sweep only read: no write lock on SQLite, no BEGIN/COMMIT on PostgreSQL.
     reads: async_sessionmaker[AsyncSession] = app.state.read_sessionmaker
-    tail = EventTail(reads, hub.deliver)
+    watch_access = AccessWatch(hub, reads)
+    tail = EventTail(reads, watch_access.deliver)
     app.state.hub_tail = tail
     # At startup, not in the background, when the database is up; else the tasks retry.
     with contextlib.suppress(Exception):
@@ -93,6 +94,7 @@ async def hub_lifespan(app: FastAPI, settings: Settings, hooks: CommitHooks) -> 
         # The loops that query stop between two reads; cancelled only if one hangs.
         stop.set()
         tail.stop()
+        watch_access.stop()
         await finish(tasks, within=10.0)
         gc.set_threshold(*gc_thresholds)
 

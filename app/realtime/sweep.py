@@ -8,6 +8,7 @@ otherwise re-check together, each with a session of its own, and starve the conn
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
@@ -19,7 +20,8 @@ from app.access.claims import may_see
 from app.core.background import pause
 from app.models import Claim, HouseholdMember, Product, User
 from app.realtime.hub import Hub
-from app.realtime.topics import claim_id_of
+from app.realtime.publishing import StoredEvent
+from app.realtime.topics import ACCESS_TOPIC, claim_id_of
 
 logger = logging.getLogger("warranty.realtime")
 
@@ -99,6 +101,42 @@ async def sweep_access(
             hub.revoke(subscriber, lost)
             changed += 1
     return changed
+
+
+class AccessWatch:
+    """Hands committed events to the hub, and re-checks at once the open streams of the users an event on
+    the internal access topic names (a member who left a household, a product unshared): in every
+    process, since each one's tail sees every event. The periodic sweep remains the backstop."""
+
+    def __init__(self, hub: Hub, sessionmaker: async_sessionmaker[AsyncSession]) -> None:
+        self.hub = hub
+        self.sessionmaker = sessionmaker
+        self.rechecks: set[asyncio.Task[None]] = set()
+
+    def deliver(self, events: list[StoredEvent]) -> None:
+        self.hub.deliver(events)
+        users = {
+            user_id
+            for event in events
+            if event.topic == ACCESS_TOPIC
+            for user_id in json.loads(event.payload).get("userIds", [])
+        }
+        if users and self.hub.subscribers():
+            task = asyncio.create_task(self._recheck(users), name="hub-access-recheck")
+            self.rechecks.add(task)
+            task.add_done_callback(self.rechecks.discard)
+
+    async def _recheck(self, users: set[int]) -> None:
+        try:
+            await sweep_access(self.hub, self.sessionmaker, users)
+        except Exception:
+            logger.warning(
+                "hub: could not re-check the streams of %s; the sweep will", sorted(users), exc_info=True
+            )
+
+    def stop(self) -> None:
+        for task in self.rechecks:
+            task.cancel()
 
 
 async def sweep_forever(

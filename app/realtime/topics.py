@@ -7,6 +7,10 @@ from dataclasses import dataclass
 
 from app.errors import ValidationFailed
 
+# Internal: an event on it names users whose access changed (app.realtime.sweep re-checks their streams at
+# once, in every process). No stream can subscribe to it: `parse_topic` takes claim topics only.
+ACCESS_TOPIC = "access/changed"
+
 MAX_TOPICS = 50  # per subscription: each topic is a set entry per subscriber and a term of the replay query
 _TOPIC = re.compile(r"(?:^|/)claims/(\d{1,18})/(messages|status)/?$")
 
