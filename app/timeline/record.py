@@ -34,12 +34,15 @@ class ActorRole(StrEnum):
 
 
 def role_of(claim: Claim, user: User) -> ActorRole:
-    """What `user` was to the claim when they acted (their role in it, else admin)."""
+    """What `user` was to the claim when they acted: its customer or supplier, else an admin, else by their
+    account (a household member of the product is on the customer's side)."""
     if user.id == claim.customer_id:
         return ActorRole.CUSTOMER
     if user.id == claim.supplier_id:
         return ActorRole.SUPPLIER
-    return ActorRole.ADMIN if Role.ADMIN in user.effective_roles else ActorRole.SUPPLIER
+    if Role.ADMIN in user.effective_roles:
+        return ActorRole.ADMIN
+    return ActorRole.SUPPLIER if Role.SUPPLIER in user.effective_roles else ActorRole.CUSTOMER
 
 
 def add_to_timeline(

@@ -102,6 +102,11 @@ async def test_members_write_as_the_customer_side_and_viewers_only_read(
     assert closed.status_code == 200, closed.text
     assert closed.json()["status"] == "closed"
     assert closed.json()["customerId"] == shared.people.owner.id  # the filer stays its customer
+    timeline = await client.get(
+        f"/api/claims/{shared.claim_id}/timeline", headers=auth_headers(app, shared.people.owner)
+    )
+    by_member = [entry for entry in timeline.json() if entry["actor"]["id"] == shared.people.member.id]
+    assert {entry["actor"]["role"] for entry in by_member} == {"customer"}
 
 
 async def test_a_message_notifies_every_customer_side_participant_who_has_not_muted_the_claim(
