@@ -11,6 +11,8 @@ from app.models.enums import (
     ClaimStatusName,
     HouseholdRole,
     HouseholdRoleName,
+    OrganizationRole,
+    OrganizationRoleName,
     OutboxState,
     OutboxStateName,
     Platform,
@@ -28,6 +30,7 @@ from app.models.enums import (
         (Platform, PlatformName),
         (OutboxState, OutboxStateName),
         (HouseholdRole, HouseholdRoleName),
+        (OrganizationRole, OrganizationRoleName),
     ],
 )
 def test_the_wire_names_are_the_enum_values(enum: type[StrEnum], literal: Any) -> None:

@@ -7,6 +7,7 @@ from app.models.claim import Claim, Message, MessageRead
 from app.models.event import Event
 from app.models.household import ClaimMute, Household, HouseholdInvitation, HouseholdMember
 from app.models.inbound import InboundDelivery
+from app.models.organization import Organization, OrganizationBrand, OrganizationMember
 from app.models.outbox_items import OutboxItem
 from app.models.product import ExpiryAlert, Product, Receipt, WarrantyExtension
 from app.models.row_counts import ProductExpiryCount, RowCount
@@ -36,6 +37,9 @@ __all__ = [
     "InboundDelivery",
     "Message",
     "MessageRead",
+    "Organization",
+    "OrganizationBrand",
+    "OrganizationMember",
     "OutboxItem",
     "PasswordResetToken",
     "Product",

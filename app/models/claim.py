@@ -26,12 +26,32 @@ class Claim(Timestamps, Base):
         # The admin list, newest first, whole or by status (keyset: (created_at, id)).
         Index("ix_claims_created_id", "created_at", "id"),
         Index("ix_claims_status_created_id", "status", "created_at", "id"),
+        # An organisation's queue, oldest first (keyset: (created_at, id)), whole or by status.
+        Index(
+            "ix_claims_organization_created_id",
+            "organization_id",
+            "created_at",
+            "id",
+            sqlite_where=text("organization_id IS NOT NULL"),
+            postgresql_where=text("organization_id IS NOT NULL"),
+        ),
+        Index(
+            "ix_claims_organization_status_created_id",
+            "organization_id",
+            "status",
+            "created_at",
+            "id",
+            sqlite_where=text("organization_id IS NOT NULL"),
+            postgresql_where=text("organization_id IS NOT NULL"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     product_id: Mapped[int] = mapped_column(ForeignKey("products.id", ondelete="CASCADE"), index=True)
     customer_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     supplier_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    # The supplier organisation the claim is routed to (contract 17.6); its agents share it in their queue.
+    organization_id: Mapped[int | None] = mapped_column(ForeignKey("organizations.id", ondelete="SET NULL"))
     status: Mapped[ClaimStatus] = mapped_column(StrEnumColumn(ClaimStatus, 16), default=ClaimStatus.OPEN)
     description: Mapped[str] = mapped_column(Text)
     # How the claim was resolved (repaired, replaced, refunded, rejected); null until then and after a reopen.

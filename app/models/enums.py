@@ -45,6 +45,17 @@ HouseholdRoleName = Literal["owner", "member", "viewer"]
 InvitedRoleName = Literal["member", "viewer"]  # an invitation never makes an owner
 
 
+# A supplier organisation member's role (contract 17.5): managers manage its members and hand claims on,
+# agents work its queue.
+class OrganizationRole(StrEnum):
+    MANAGER = "manager"
+    AGENT = "agent"
+
+
+# As request and response fields take them (tests/test_vocabularies.py holds it equal to `OrganizationRole`).
+OrganizationRoleName = Literal["manager", "agent"]
+
+
 # The platforms a device token is registered for (how each is pushed: app.notifications.push).
 class Platform(StrEnum):
     IOS = "ios"
@@ -80,4 +91,5 @@ class OutboxKind(StrEnum):
     EMAIL_EXPIRY_ALERT = "email.expiry_alert"  # {"productId", "thresholdDays", "expiresOn", "recipientId"}
     PUSH_EXPIRY_ALERT = "push.expiry_alert"
     EMAIL_PASSWORD_RESET = "email.password_reset"  # {"email"}
+    EMAIL_HOUSEHOLD_INVITATION = "email.household_invitation"  # {"invitationId"}
     WEBHOOK_DELIVER = "webhook.deliver"  # {"messageId"}: the webhook delivery's webhook-id
