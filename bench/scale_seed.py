@@ -18,7 +18,19 @@ from app.derived.count_triggers import FILL_FACET_COUNTS
 PASSWORD_HASH = "$argon2id$v=19$m=1024,t=1,p=1$c2NhbGUtc2FsdA$3E0rtjmcW2e3o2T+yVOtQ6ZzK0iQ1Hm1Qmq5X8zWq6Q"
 BRANDS = ["Bosch", "Miele", "Sony", "Apple", "Dyson", "Philips", "Samsung", "LG"]
 CATEGORIES = ["Kitchen", "Audio", "Phone", "Garden"]
-TABLES = ("users", "products", "claims", "messages", "message_reads", "events")
+TABLES = (
+    "users",
+    "products",
+    "claims",
+    "messages",
+    "message_reads",
+    "events",
+    "households",
+    "household_members",
+    "organizations",
+    "organization_brands",
+    "organization_members",
+)
 BUSY_CLAIM = 1  # the claim with the long conversation (the oldest claim)
 REPLAY_EVENTS = 2_000  # the busy claim's real-time history, alike in both sets
 
@@ -32,6 +44,13 @@ class Size:
     messages: int  # in all, the busy claim's included
     busy_messages: int
     other_events: int  # history of other topics, around the busy claim's
+    households: int  # each with an owner, a member and a viewer among the customers
+    organizations: int  # the first one with BIG_ORGANIZATION agents, the others with AGENTS each
+    agents: int  # per organisation but the first
+
+    @property
+    def agent_users(self) -> int:
+        return BIG_ORGANIZATION + (self.organizations - 1) * self.agents
 
     @property
     def per_claim(self) -> int:
@@ -39,9 +58,11 @@ class Size:
 
 
 SIZES = {
-    "small": Size(100, 5, 1_000, 1_000, 11_000, 1_000, 2_000),
-    "large": Size(20_000, 200, 1_000_000, 200_000, 5_100_000, 100_000, 200_000),
+    "small": Size(100, 5, 1_000, 1_000, 11_000, 1_000, 2_000, 200, 10, 5),
+    "large": Size(20_000, 200, 1_000_000, 200_000, 5_100_000, 100_000, 200_000, 100_000, 500, 10),
 }
+SHARED_EVERY = 10  # every tenth product is shared with a household of its owner
+BIG_ORGANIZATION = 200  # agents of organisation 1, which handles the first brand
 
 
 def first_customer(size: Size) -> int:
@@ -116,8 +137,10 @@ async def seed(connection: asyncpg.Connection, size: Size) -> dict[str, int]:
         size.suppliers,
         size.claims,
     )
+    await _households(connection, size)
     await _messages(connection, size)
     await _mark_read(connection)
+    await _organizations(connection, size)  # after the conversations: half the claims lose their supplier
     await _events(connection, size)
     await connection.execute("SET session_replication_role = DEFAULT")
     for index in indexes:
@@ -126,7 +149,7 @@ async def seed(connection: asyncpg.Connection, size: Size) -> dict[str, int]:
     await connection.execute(
         """
         DO $$ DECLARE t text; BEGIN
-          FOREACH t IN ARRAY ARRAY['users', 'products', 'claims'] LOOP
+          FOREACH t IN ARRAY ARRAY['users', 'products', 'claims', 'households', 'organizations'] LOOP
             EXECUTE format('SELECT setval(pg_get_serial_sequence(%L, ''id''), (SELECT max(id) FROM %I))',
                            t, t);
           END LOOP;
@@ -137,6 +160,123 @@ async def seed(connection: asyncpg.Connection, size: Size) -> dict[str, int]:
     for table in TABLES:
         counts[table] = await connection.fetchval(f"SELECT count(*) FROM {table}")
     return counts
+
+
+def household_of(size: Size, product_id: int) -> int | None:
+    """The household a product is shared with (the SQL below says the same), or None."""
+    if product_id % SHARED_EVERY:
+        return None
+    customers = size.users - size.suppliers - 1
+    return product_id % customers or customers
+
+
+def member_of(size: Size, household: int) -> int:
+    """A user who is a `member` (not the owner) of the household (the SQL below says the same)."""
+    customers = size.users - size.suppliers - 1
+    return first_customer(size) + (household * 7 + 1) % customers
+
+
+def agent_of(size: Size, organization: int) -> int:
+    """The first agent of an organisation (its users follow the seeded users)."""
+    if organization == 1:
+        return size.users + 1
+    return size.users + BIG_ORGANIZATION + (organization - 2) * size.agents + 1
+
+
+async def _households(connection: asyncpg.Connection, size: Size) -> None:
+    """Households 1..N: household h is owned by customer h (mod the customers), with a member and a viewer
+    further along; every tenth product is shared with the household numbered after its owner."""
+    customers = size.users - size.suppliers - 1
+    first = first_customer(size)
+    await connection.execute(
+        """
+        INSERT INTO households (id, name, created_at, updated_at)
+        SELECT h, 'Household ' || h, now(), now() FROM generate_series(1, $1::int) AS h
+        """,
+        size.households,
+    )
+    await connection.execute(
+        """
+        INSERT INTO household_members (household_id, user_id, role, joined_at)
+        SELECT h, $2::int + (h * k.step + k.shift) % $3::int, k.role, now()
+        FROM generate_series(1, $1::int) AS h,
+             (VALUES (1, 0, 'owner'), (7, 1, 'member'), (13, 2, 'viewer')) AS k (step, shift, role)
+        ON CONFLICT DO NOTHING
+        """,
+        size.households,
+        first,
+        customers,
+    )
+    await connection.execute(
+        f"""
+        UPDATE products SET household_id = h
+        FROM (SELECT id AS product_id, CASE WHEN id % $1::int = 0 THEN $1::int ELSE id % $1::int END AS h
+              FROM products WHERE id % {SHARED_EVERY} = 0) AS shared
+        WHERE products.id = shared.product_id AND h <= $2::int
+        """,
+        customers,
+        size.households,
+    )
+
+
+async def _organizations(connection: asyncpg.Connection, size: Size) -> None:
+    """Organisations 1..N with their agent users (appended after the seeded users; each first agent a
+    manager); organisation k < 9 handles the k-th brand, so every claim is routed, the first brand's to the
+    big organisation."""
+    await connection.execute(
+        """
+        INSERT INTO organizations (id, name, email, created_at, updated_at)
+        SELECT o, 'Organisation ' || o, NULL, now(), now() FROM generate_series(1, $1::int) AS o
+        """,
+        size.organizations,
+    )
+    await connection.execute(
+        """
+        INSERT INTO organization_brands (key, organization_id, name)
+        SELECT lower(coalesce(($2::text[])[o], 'brand ' || o)), o, coalesce(($2::text[])[o], 'Brand ' || o)
+        FROM generate_series(1, $1::int) AS o
+        """,
+        size.organizations,
+        BRANDS,
+    )
+    await connection.execute(
+        """
+        INSERT INTO users (id, email, name, password_hash, roles, notifications_enabled,
+                           email_notifications_enabled, created_at, updated_at)
+        SELECT $1::int + n, 'agent' || n || '@scale.example', 'Agent ' || n, $2,
+               '["ROLE_USER", "ROLE_SUPPLIER"]'::json, true, true, now(), now()
+        FROM generate_series(1, $3::int) AS n
+        """,
+        size.users,
+        PASSWORD_HASH,
+        size.agent_users,
+    )
+    await connection.execute(
+        """
+        INSERT INTO organization_members (user_id, organization_id, role, joined_at)
+        SELECT $1::int + n, o, CASE WHEN n = first_of THEN 'manager' ELSE 'agent' END, now()
+        FROM generate_series(1, $2::int) AS n,
+             LATERAL (SELECT CASE WHEN n <= $3::int THEN 1
+                                  ELSE 2 + (n - $3::int - 1) / $4::int END AS o) AS a,
+             LATERAL (SELECT CASE WHEN o = 1 THEN 1
+                                  ELSE $3::int + (o - 2) * $4::int + 1 END AS first_of) AS f
+        """,
+        size.users,
+        size.agent_users,
+        BIG_ORGANIZATION,
+        size.agents,
+    )
+    # Routed by brand; half of each organisation's claims assigned to one of its agents.
+    await connection.execute(
+        """
+        UPDATE claims AS c SET organization_id = b.organization_id,
+               supplier_id = CASE WHEN (c.id / 8) % 2 = 0 THEN m.user_id END
+        FROM products AS p, organization_brands AS b,
+             LATERAL (SELECT user_id FROM organization_members
+                      WHERE organization_id = b.organization_id ORDER BY user_id LIMIT 1) AS m
+        WHERE p.id = c.product_id AND b.key = lower(p.brand)
+        """
+    )
 
 
 async def _messages(connection: asyncpg.Connection, size: Size) -> None:
