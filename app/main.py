@@ -26,6 +26,7 @@ from app.core.private_files import keep_files_private
 from app.core.security import PasswordHasher
 from app.core.signing_key import ensure_signing_key
 from app.health import router as health_router
+from app.households.router import router as households_router
 from app.inbound.router import router as inbound_router
 from app.messages.router import router as messages_router
 from app.metrics.router import router as metrics_router
@@ -61,6 +62,7 @@ ROUTERS = (
     calendar_router,
     notifications_router,
     webhooks_router,
+    households_router,
     inbound_router,
     hub_openapi_path,
     metrics_router,

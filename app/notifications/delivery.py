@@ -17,6 +17,7 @@ from app.models import DeviceToken, PasswordResetToken, User
 from app.models.enums import OutboxKind
 from app.notifications import compose, expiry_notices
 from app.notifications.email import Email, MailSender, build_message
+from app.notifications.household_invitation import invitation_handler
 from app.notifications.password_reset import issue_reset_token, reset_email
 from app.notifications.push import PushNotification, PushSender, PushTarget
 from app.outbox.handlers import Handler
@@ -55,6 +56,9 @@ class Delivery:
             ),
             OutboxKind.PUSH_EXPIRY_ALERT: self._push(expiry_notices.expiry_push),
             OutboxKind.EMAIL_PASSWORD_RESET: self._password_reset,
+            OutboxKind.EMAIL_HOUSEHOLD_INVITATION: invitation_handler(
+                settings, self.sessionmaker, self.mailer
+            ),
         }
 
     def _email(self, composer: EmailComposer) -> Handler:
