@@ -63,7 +63,7 @@ class Platform(StrEnum):
     WEB = "web"  # an FCM registration token, pushed the Android way
 
 
-# As POST /api/devices takes it (tests/notifications/test_vocabularies.py holds it equal to `Platform`).
+# As POST /api/devices takes it (tests/test_vocabularies.py holds it equal to `Platform`).
 PlatformName = Literal["ios", "android", "web"]
 
 

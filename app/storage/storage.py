@@ -25,7 +25,7 @@ from app.core.db import on_commit, on_rollback
 from app.core.private_files import write_private
 from app.errors import NotFound
 
-_KEY = re.compile(r"^[a-z0-9_-]+/[a-f0-9]{32}\.[a-z0-9]{1,8}$")
+_KEY = re.compile(r"[a-z0-9_-]+/[a-f0-9]{32}\.[a-z0-9]{1,8}")  # the whole key: see is_key
 CHUNK_SIZE = 256 * 1024  # bytes read at a time while a download streams
 
 
@@ -58,7 +58,7 @@ def new_key(folder: str, extension: str) -> str:
 
 
 def is_key(key: str) -> bool:
-    return _KEY.match(key) is not None
+    return _KEY.fullmatch(key) is not None
 
 
 def checked(key: str) -> str:
