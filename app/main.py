@@ -34,6 +34,7 @@ from app.notifications.router import router as notifications_router
 from app.observability.logs import configure_logging
 from app.observability.metrics import install as install_metrics
 from app.observability.url_secrets import hide_url_secrets
+from app.organizations.router import router as organizations_router
 from app.pagecache.cache import PageCache, prune_forever
 from app.pagecache.cached_pages import ServeCachedPages
 from app.products.routes import router as products_router
@@ -63,6 +64,7 @@ ROUTERS = (
     notifications_router,
     webhooks_router,
     households_router,
+    organizations_router,
     inbound_router,
     hub_openapi_path,
     metrics_router,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Select, bindparam, select
+from sqlalchemy import Select, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.driver_reads import DriverRead
@@ -41,7 +41,12 @@ def not_found() -> NotFound:
 
 async def membership_of(session: AsyncSession, user: User) -> Membership | None:
     """The user's organisation and role there, or None."""
-    rows = await _MEMBERSHIP.all(session, user_id=user.id)
+    return await membership_of_id(session, user.id)
+
+
+async def membership_of_id(session: AsyncSession, user_id: int) -> Membership | None:
+    """The organisation and role of the user with this id (any id), or None."""
+    rows = await _MEMBERSHIP.all(session, user_id=user_id)
     return Membership(rows[0].organization_id, OrganizationRole(rows[0].role)) if rows else None
 
 
@@ -59,3 +64,22 @@ async def require_member(
     if allowed and membership.role not in allowed:
         raise Forbidden("Only the organization's managers may do this.")
     return membership
+
+
+async def member_ids(session: AsyncSession, organization_id: int) -> list[int]:
+    """Every member's id, in any role (whom a change of the organisation concerns)."""
+    statement = select(OrganizationMember.user_id).where(
+        OrganizationMember.organization_id == organization_id
+    )
+    return list(await session.scalars(statement))
+
+
+async def manager_count(session: AsyncSession, organization_id: int) -> int:
+    """How many managers the organisation has (its managers may not remove the last: 409 LAST_MANAGER).
+    Read after the organisation is locked, so two managers stepping down at once cannot both see the
+    other stay."""
+    statement = select(func.count()).where(
+        OrganizationMember.organization_id == organization_id,
+        OrganizationMember.role == OrganizationRole.MANAGER,
+    )
+    return int(await session.scalar(statement) or 0)
