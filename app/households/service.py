@@ -10,6 +10,8 @@ from datetime import timedelta
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.access.households import member_ids, not_found, owner_count, require_role, role_in
+from app.changes.dispatch import record
+from app.changes.events import HouseholdAccessChanged
 from app.core.clock import utc_now
 from app.core.ids import MAX_ID
 from app.core.security import hash_token
@@ -42,8 +44,9 @@ def _is_id(value: int) -> bool:
 
 async def record_access_changed(session: AsyncSession, household_id: int, user_ids: Sequence[int]) -> None:
     """What these users see of the household changed: they joined it, left it or were removed, or it was
-    deleted. The one place its consequences are to be recorded (app.changes `HouseholdAccessChanged`: their
-    cached lists go, their open hub streams are re-checked); nothing is recorded here yet."""
+    deleted. Their cached lists go and their open hub streams are re-checked at once (app.changes)."""
+    if user_ids:
+        await record(session, HouseholdAccessChanged(household_id, tuple(user_ids)))
 
 
 async def _locked(
@@ -128,8 +131,10 @@ async def remove_member(
         raise NotFound("No such member.")
     if current == OWNER and await owner_count(households.session, household_id) <= 1:
         raise last_owner()
+    # Everyone's view changes: the member's, and the others' (the member's shared products leave them).
+    members = await member_ids(households.session, household_id)
     await households.remove_member(household_id, target_id)
-    await record_access_changed(households.session, household_id, [target_id])
+    await record_access_changed(households.session, household_id, members)
 
 
 async def _member(households: HouseholdRepository, household_id: int, user_id: int) -> Member:

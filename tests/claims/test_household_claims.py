@@ -207,3 +207,26 @@ async def test_a_viewer_promoted_to_member_may_write(app: FastAPI, client: httpx
             .values(role=HouseholdRole.MEMBER)
         )
     assert (await _post(client, app, viewer, shared.claim_id, "Hi")).status_code == 201
+
+
+async def test_a_member_who_leaves_over_http_no_longer_sees_the_shared_claim(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    shared = await _shared_claim(app)
+    member = shared.people.member
+    headers = auth_headers(app, member)
+    assert [item["id"] for item in (await client.get("/api/claims", headers=headers)).json()] == [
+        shared.claim_id
+    ]  # the list is now in the page cache
+    stream = app.state.hub.subscribe(member.id, [f"claims/{shared.claim_id}/status"])
+
+    left = await client.delete(
+        f"/api/households/{shared.people.household.id}/members/{member.id}", headers=headers
+    )
+    assert left.status_code == 204, left.text
+
+    assert (await client.get("/api/claims", headers=headers)).json() == []
+    assert (await client.get(f"/api/claims/{shared.claim_id}", headers=headers)).status_code == 404
+    async with asyncio.timeout(5):
+        while not stream.closed:  # noqa: ASYNC110 (the hub wakes the stream's own reader, not a test's)
+            await asyncio.sleep(0.01)

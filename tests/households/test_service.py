@@ -238,10 +238,11 @@ async def test_every_change_of_access_is_recorded(
     await _remove(app, client, owner, household_id, owner)  # refused: the last owner
     await client.delete(f"/api/households/{household_id}", headers=auth_headers(app, owner))
 
-    assert access_changed == [
+    # A departure changes everyone's view (the leaver's shared products leave the others too).
+    assert [(household, sorted(users)) for household, users in access_changed] == [
         (household_id, [joiner.id]),
-        (household_id, [member.id]),
-        (household_id, [viewer.id]),
+        (household_id, sorted([owner.id, member.id, viewer.id, joiner.id])),
+        (household_id, sorted([owner.id, viewer.id, joiner.id])),
         (household_id, sorted([owner.id, joiner.id])),
     ]
 
