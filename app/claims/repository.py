@@ -10,8 +10,10 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, bindparam, func, select, tuple_
 from sqlalchemy.exc import IntegrityError
 
+from app.access.products import require_claimable, visible_to_member
 from app.api.pagination import KeyKind
 from app.core.driver_reads import DriverRead
+from app.core.ids import MAX_ID
 from app.core.repository import Repository
 from app.derived.counts import message_count_of_claim, row_count
 from app.errors import Conflict
@@ -98,10 +100,18 @@ class ClaimRepository(Repository):
         total = await self.session.scalar(scoped.with_only_columns(func.count(Claim.id)))
         return rows, total or 0
 
-    async def own_product(self, owner_id: int, product_id: int) -> Product | None:
-        return await self.session.scalar(
-            select(Product).where(Product.id == product_id, Product.owner_id == owner_id)
+    async def own_product(self, user: User, product_id: int) -> Product | None:
+        """The product, if the user may write to it as its customer: their own or one shared with a
+        household of theirs (viewers are refused by the caller, `require_claimable`: they see it, so 403).
+        Admins file claims on their own and shared products only, as anyone."""
+        if not 1 <= product_id <= MAX_ID:
+            return None
+        product = await self.session.scalar(
+            select(Product).where(Product.id == product_id, visible_to_member(user.id))
         )
+        if product is not None:
+            await require_claimable(self.session, user, product)
+        return product
 
     async def has_active_claim(self, product_id: int) -> bool:
         found = await self.session.scalar(

@@ -26,9 +26,12 @@ EXPORT_COLUMNS = (
     "warrantyExpiresAt", "warrantyStatus", "store", "price", "serialNumber", "hasActiveClaim", "createdAt",
     "updatedAt",
 )  # fmt: skip
-# What the import reads: the create fields. The export's other columns are the service's own and are
-# skipped, so an exported file imports again as it is.
-IMPORT_COLUMNS = tuple(field.alias or name for name, field in ProductCreate.model_fields.items())
+# What the import reads: the create fields but `householdId` (imported products are the importer's own,
+# unshared: shares are made one product at a time, each checked). The export's other columns are the
+# service's own and are skipped, so an exported file imports again as it is.
+IMPORT_COLUMNS = tuple(
+    field.alias or name for name, field in ProductCreate.model_fields.items() if name != "household_id"
+)
 COMPUTED_COLUMNS = frozenset(EXPORT_COLUMNS) - frozenset(IMPORT_COLUMNS)
 KNOWN_COLUMNS = frozenset(IMPORT_COLUMNS) | COMPUTED_COLUMNS
 # Far more than the known columns (each may be named once): the header's length is checked before its names.

@@ -1,19 +1,21 @@
 """The products routes' own request dependencies: the repositories, the product and receipt a path names
-(404 alike for missing and not yours), the list's filter and order. Only route modules import it."""
+(404 alike for missing and not visible, 403 for a write the caller may not make: app.access.products), the
+list's filter and order. Only route modules import it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Annotated
+from dataclasses import dataclass, replace
+from typing import Annotated, Literal
 
 from fastapi import Depends, Path, Query
 
+from app.access.products import ProductAccess, require_owner, require_write
 from app.api.dependencies import CurrentUser, repository
-from app.core.ids import DIGITS_ONLY
+from app.core.ids import DIGITS_ONLY, MAX_ID
 from app.errors import NotFound, ValidationFailed
-from app.models import Product, Receipt
+from app.models import Receipt
 from app.products.receipts import ReceiptRepository
-from app.products.repository import SORT_COLUMNS, ProductFilter, ProductRepository, ProductSort
+from app.products.repository import SORT_COLUMNS, Found, ProductFilter, ProductRepository, ProductSort
 from app.products.warranty import WarrantyStatus
 
 SORT_ORDERS = ("asc", "desc")
@@ -22,24 +24,42 @@ ProductRepo = Annotated[ProductRepository, Depends(repository(ProductRepository)
 ReceiptRepo = Annotated[ReceiptRepository, Depends(repository(ReceiptRepository))]
 
 
-@dataclass
-class Visible:
-    product: Product
-    has_active_claim: bool
-
-
 async def visible_product(
     product_id: Annotated[int, Path(alias="id", description="The product's id."), DIGITS_ONLY],
     user: CurrentUser,
     products: ProductRepo,
-) -> Visible:
+) -> Found:
     found = await products.get_visible(user, product_id)
     if found is None:
         raise NotFound("No such product.")
-    return Visible(*found)
+    return found
 
 
-VisibleProduct = Annotated[Visible, Depends(visible_product)]
+VisibleProduct = Annotated[Found, Depends(visible_product)]
+
+
+@dataclass(frozen=True)
+class Writable(Found):
+    """A product the caller may change, and how far: its owner (and admins) own it, household owners and
+    members write to it."""
+
+    access: ProductAccess = ProductAccess.OWN
+
+
+async def writable_product(visible: VisibleProduct, user: CurrentUser, products: ProductRepo) -> Writable:
+    """403 for a household viewer (they see the product), as for every write."""
+    access = await require_write(products.session, user, visible.product)
+    return Writable(visible.product, visible.has_active_claim, visible.owner_name, access)
+
+
+async def owned_product(visible: VisibleProduct, user: CurrentUser, products: ProductRepo) -> Found:
+    """403 for the household members who see it: deleting a product is its owner's (and admins')."""
+    await require_owner(products.session, user, visible.product)
+    return visible
+
+
+WritableProduct = Annotated[Writable, Depends(writable_product)]
+OwnedProduct = Annotated[Found, Depends(owned_product)]
 
 
 async def visible_receipt(
@@ -95,3 +115,32 @@ async def product_sort(
 
 ProductQuery = Annotated[ProductFilter, Depends(product_filter)]
 ProductOrder = Annotated[ProductSort, Depends(product_sort)]
+
+
+async def viewer_filter(
+    user: CurrentUser,
+    where: ProductQuery,
+    owner: Annotated[
+        Literal["me"] | None,
+        Query(
+            description="`me`: only the caller's own products, not those shared with them.", examples=["me"]
+        ),
+    ] = None,
+    household_id: Annotated[
+        int | None,
+        Query(
+            alias="householdId",
+            ge=1,
+            le=MAX_ID,
+            description="Only the products shared with this household (of those the caller sees).",
+            examples=[3],
+        ),
+        DIGITS_ONLY,
+    ] = None,
+) -> ProductFilter:
+    """The filter of the caller's list and export: what they see (their own products and those shared with
+    their households), narrowed by `owner=me` and `householdId`."""
+    return replace(where, viewer_id=user.id, own_only=owner == "me", household_id=household_id)
+
+
+ViewerQuery = Annotated[ProductFilter, Depends(viewer_filter)]

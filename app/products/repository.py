@@ -1,4 +1,4 @@
-"""Products in the database. Who may see a product is said once, in `visible_to`; every read starts there."""
+"""Products in the database. Who may see a product is app.access.products' to say; every read starts there."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import UnaryExpression
 
 from app.access.claims import visible_claims
+from app.access.products import sees_everything, viewer_sides, visible_products
 from app.api.pagination import KeyKind
 from app.core.driver_reads import driver_read
 from app.core.ids import MAX_ID
@@ -33,7 +34,7 @@ from app.core.repository import Repository
 from app.derived.counter_locks import take_product_counters
 from app.derived.counts import products_expiring, row_count
 from app.models import Claim, Message, Product, Receipt, User
-from app.models.enums import ClaimStatus, Role
+from app.models.enums import ClaimStatus
 from app.products import expiry
 from app.products.warranty import own_end
 from app.realtime.forget import forget_claims
@@ -43,6 +44,7 @@ BULK_ROWS = 1000  # products per multi-row INSERT of an import
 # Lists are plain Core statements over the tables (no ORM work per execution).
 _products = Product.__table__.c
 _claims = Claim.__table__.c
+_users = User.__table__.c
 
 SORT_COLUMNS: dict[str, Any] = {
     # Names sort without regard to case, alike on SQLite and PostgreSQL.
@@ -54,17 +56,6 @@ SORT_COLUMNS: dict[str, Any] = {
 }
 
 
-def visible_owner(user: User) -> int | None:
-    """Whose products `user` may see: their own, or every owner's (None) for an admin."""
-    return None if Role.ADMIN in user.effective_roles else user.id
-
-
-def visible_to(user: User) -> Select[Product]:
-    """The products `user` may see."""
-    owner = visible_owner(user)
-    return select(Product) if owner is None else select(Product).where(Product.owner_id == owner)
-
-
 # Whether the product has a claim that is not closed: a correlated EXISTS, part of the one query that
 # loads the products (never one query per product).
 HAS_ACTIVE_CLAIM = (
@@ -74,9 +65,16 @@ HAS_ACTIVE_CLAIM = (
 )
 
 
+Shape = tuple[bool, bool, bool, bool, bool, bool, str | None]
+
+
 @dataclass(frozen=True)
 class ProductFilter:
-    owner_id: int | None = None  # None: every owner (the admin list)
+    # Whose view: None is every product (the admin list); a user's list shows what they see (their own
+    # and the products shared with their households), bound as `viewer_id`.
+    viewer_id: int | None = None
+    own_only: bool = False  # `owner=me`: only the viewer's own products
+    household_id: int | None = None  # only the products shared with this household (within the view)
     brand: str | None = None
     category: str | None = None
     warranty_status: str | None = None
@@ -84,17 +82,23 @@ class ProductFilter:
 
     def restricted_to(self, user: User) -> ProductFilter:
         """This filter, within what `user` may see."""
-        return self if self.owner_id is not None else replace(self, owner_id=visible_owner(user))
+        if self.viewer_id is not None or sees_everything(user):
+            return self
+        return replace(self, viewer_id=user.id)
 
-    def shape(self) -> tuple[bool, bool, bool, bool, str | None]:
-        """Which conditions apply: lists of one shape share one statement."""
-        present = (self.owner_id is not None, bool(self.brand), bool(self.category), bool(self.search))
-        return (*present, self.warranty_status or None)
+    def shape(self) -> Shape:
+        """Which conditions apply: lists of one shape share one statement (whatever the viewer's
+        households: they are a subquery of it)."""
+        viewer = self.viewer_id is not None
+        present = (viewer, viewer and self.own_only, self.household_id is not None)
+        facets = (bool(self.brand), bool(self.category), bool(self.search))
+        return (*present, *facets, self.warranty_status or None)
 
     def parameters(self, today: date, expiring_soon_days: int) -> dict[str, Any]:
         """The values of the statement's bound parameters."""
         return {
-            "owner_id": self.owner_id,
+            "viewer_id": self.viewer_id,
+            "household_id": self.household_id,
             "brand": (self.brand or "").lower(),
             "category": (self.category or "").lower(),
             "search": f"%{_escape_like((self.search or '').lower())}%",
@@ -103,11 +107,21 @@ class ProductFilter:
         }
 
 
-def _conditions(shape: tuple[bool, bool, bool, bool, str | None]) -> list[ColumnElement[bool]]:
-    owner, brand, category, search, status = shape
+def _sides(shape: Shape) -> list[ColumnElement[bool]]:
+    """Whose products the list reads, each side through its own index: every product (no side, the admin
+    list), the viewer's own, or their own and the ones shared with them (app.access.products)."""
+    viewer, own_only, *_ = shape
+    if own_only:
+        return [_products.owner_id == bindparam("viewer_id")]
+    return list(viewer_sides()) if viewer else []
+
+
+def _conditions(shape: Shape) -> list[ColumnElement[bool]]:
+    """The filters, within whatever side is read."""
+    _, _, household, brand, category, search, status = shape
     conditions: list[ColumnElement[bool]] = []
-    if owner:
-        conditions.append(_products.owner_id == bindparam("owner_id"))
+    if household:
+        conditions.append(_products.household_id == bindparam("household_id"))
     if brand:
         conditions.append(func.lower(_products.brand) == bindparam("brand"))
     if category:
@@ -139,15 +153,17 @@ def _escape_like(term: str) -> str:
     return term.replace("/", "//").replace("%", "/%").replace("_", "/_")
 
 
-# What a list shows, as plain rows: no ORM instances to build for a page.
+# What a list shows, as plain rows: no ORM instances to build for a page. With the active-claim flag and
+# the owner's name (`owner_name`, joined in the same statement), added by `_page_statement`.
 LIST_COLUMNS = (
-    *(_products[name] for name in ("id", "name", "brand", "category", "store", "purchase_date")),
-    *(_products[name] for name in ("warranty_period_months", "warranty_ends_on", "price", "serial_number")),
-    *(_products[name] for name in ("warranty_voided_at", "warranty_void_reason", "created_at")),
+    *(_products[name] for name in ("id", "owner_id", "household_id", "name", "brand", "category", "store")),
+    *(_products[name] for name in ("purchase_date", "warranty_period_months", "warranty_ends_on", "price")),
+    *(_products[name] for name in ("serial_number", "warranty_voided_at", "warranty_void_reason")),
+    _products.created_at,
     _products.updated_at,
     _products.warranty_expires_on,
-    HAS_ACTIVE_CLAIM,
 )
+OWNER_NAME = _users.name.label("owner_name")
 
 
 # The kinds of each sort's key (its column, then the id), as a page cursor carries them.
@@ -161,33 +177,46 @@ SORT_KEY_KINDS: dict[str, tuple[KeyKind, KeyKind]] = {
 
 
 @functools.cache
-def _page_statement(shape: tuple[Any, ...], order: tuple[str, str], paged: bool, after: bool) -> Select[Any]:
+def _page_statement(shape: Shape, order: tuple[str, str], paged: bool, after: bool) -> Select[Any]:
     """Built once per shape, sort and paging: requests only bind their values. `after`: the rows after a
-    cursor's key (parameters after_key, after_id), in the sort's order."""
+    cursor's key (parameters after_key, after_id), in the sort's order. Paged: parameters offset, limit,
+    and window (offset + limit)."""
     sort = ProductSort(*order)
     column = SORT_COLUMNS[sort.field]
-    statement = select(*LIST_COLUMNS, column.label("sort_key")).where(*_conditions(shape))
-    if after:
-        key = tuple_(column, _products.id)
-        bound = tuple_(bindparam("after_key", type_=column.type), bindparam("after_id"))
-        statement = statement.where(key > bound if sort.order == "asc" else key < bound)
-    statement = statement.order_by(*sort.clauses())
-    if not paged:
-        return statement
-    # The page's rows first, then the active-claim flag for those rows only: over a whole table the
-    # planner would rather hash every active claim than look up the page's few.
-    shown = [column for column in LIST_COLUMNS if column is not HAS_ACTIVE_CLAIM]
-    page = (
-        statement.with_only_columns(*shown, column.label("sort_key"))
-        .offset(bindparam("offset"))
-        .limit(bindparam("limit"))
-        .subquery("page")
-    )
+    sides = _sides(shape)
+
+    def rows(*side: ColumnElement[bool]) -> Select[Any]:
+        statement = select(*LIST_COLUMNS, column.label("sort_key")).where(*side, *_conditions(shape))
+        if after:
+            key = tuple_(column, _products.id)
+            bound = tuple_(bindparam("after_key", type_=column.type), bindparam("after_id"))
+            statement = statement.where(key > bound if sort.order == "asc" else key < bound)
+        return statement.order_by(*sort.clauses())
+
+    if len(sides) > 1:
+        # Each side in its own order (as far as a page reaches), then merged in that order.
+        reads = [rows(side) for side in sides]
+        if paged:
+            reads = [read.limit(bindparam("window")) for read in reads]
+        merged = union_all(*(select(read.subquery()) for read in reads)).subquery("visible")
+        statement = select(*merged.c).order_by(*_in_order(sort, merged.c.sort_key, merged.c.id))
+    else:
+        statement = rows(*sides)
+    if paged:
+        statement = statement.offset(bindparam("offset")).limit(bindparam("limit"))
+    # The rows first, then the active-claim flag and the owner's name for those rows only: over a whole
+    # table the planner would rather hash every active claim than look up the page's few.
+    page = statement.subquery("page")
     active = exists().where(_claims.product_id == page.c.id, _claims.status != ClaimStatus.CLOSED)
-    keys = (page.c.sort_key, page.c.id)
-    return select(*page.c, active.label("has_active_claim")).order_by(
-        *(key.asc() if sort.order == "asc" else key.desc() for key in keys)
+    return (
+        select(*page.c, active.label("has_active_claim"), OWNER_NAME)
+        .join_from(page, User.__table__, _users.id == page.c.owner_id)
+        .order_by(*_in_order(sort, page.c.sort_key, page.c.id))
     )
+
+
+def _in_order(sort: ProductSort, *keys: Any) -> list[UnaryExpression[Any]]:
+    return [key.asc() if sort.order == "asc" else key.desc() for key in keys]
 
 
 async def _kept_count(session: AsyncSession, where: ProductFilter, today: date, soon: date) -> int:
@@ -210,8 +239,13 @@ async def _kept_count(session: AsyncSession, where: ProductFilter, today: date, 
 
 
 @functools.cache
-def _count_statement(shape: tuple[Any, ...]) -> Select[Any]:
-    return select(func.count(_products.id)).where(*_conditions(shape))
+def _count_statement(shape: Shape) -> Select[Any]:
+    """The matches' total: each side counted through its own index, the counts added."""
+    sides: list[list[ColumnElement[bool]]] = [[side] for side in _sides(shape)] or [[]]
+    counts = [select(func.count(_products.id)).where(*side, *_conditions(shape)) for side in sides]
+    if len(counts) == 1:
+        return counts[0]
+    return select(sum((count.scalar_subquery() for count in counts[1:]), counts[0].scalar_subquery()))
 
 
 @dataclass(frozen=True)
@@ -234,14 +268,29 @@ def _keep_expiry(product: Product) -> None:
     )
 
 
+@dataclass(frozen=True)
+class Found:
+    """One product a user may see, as its routes need it: whether it has an active claim and its owner's
+    name come with it, in the same statement."""
+
+    product: Product
+    has_active_claim: bool
+    owner_name: str
+
+
 class ProductRepository(Repository):
-    async def get_visible(self, user: User, product_id: int) -> tuple[Product, bool] | None:
-        """The product and whether it has an active claim, if `user` may see it."""
+    async def get_visible(self, user: User, product_id: int) -> Found | None:
+        """The product, if `user` may see it (app.access.products)."""
         if not 1 <= product_id <= MAX_ID:
             return None
-        statement = visible_to(user).add_columns(HAS_ACTIVE_CLAIM).where(Product.id == product_id)
+        statement = (
+            visible_products(user)
+            .join(User, User.id == Product.owner_id)
+            .add_columns(HAS_ACTIVE_CLAIM, User.name)
+            .where(Product.id == product_id)
+        )
         row = (await self.session.execute(statement)).one_or_none()
-        return (row[0], bool(row[1])) if row else None
+        return Found(row[0], bool(row[1]), row[2]) if row else None
 
     async def page(
         self,
@@ -255,20 +304,23 @@ class ProductRepository(Repository):
         limit: int | None = None,
         after: tuple[Any, ...] | None = None,
     ) -> list[Row[Any]]:
-        """Matching products visible to `user`, as rows of LIST_COLUMNS and their `sort_key`, in one query;
-        `after` is a cursor's key (the sort column's value, the id): the rows after it."""
+        """Matching products visible to `user`, as rows of LIST_COLUMNS, `has_active_claim`, `owner_name`
+        and `sort_key`, in one query; `after` is a cursor's key (the sort column's value, the id): the rows
+        after it."""
         where = where.restricted_to(user)
         order = (sort.field, sort.order)
         statement = _page_statement(where.shape(), order, limit is not None, after is not None)
         parameters = where.parameters(today, expiring_soon_days) | {"offset": offset, "limit": limit}
+        if limit is not None:
+            parameters["window"] = offset + limit
         if after is not None:
             parameters |= {"after_key": after[0], "after_id": after[1]}
         return await driver_read(statement).all(self.session, **parameters)
 
     async def count(self, user: User, where: ProductFilter, *, today: date, expiring_soon_days: int) -> int:
         where = where.restricted_to(user)
-        owner, brand, category, search, status = where.shape()
-        if not (owner or search) and brand + category + bool(status) <= 1:
+        viewer, _, household, brand, category, search, status = where.shape()
+        if not (viewer or household or search) and brand + category + bool(status) <= 1:
             # Every product, or one facet of them: a kept count, not a count of the table.
             return await _kept_count(self.session, where, today, today + timedelta(days=expiring_soon_days))
         statement = _count_statement(where.shape())

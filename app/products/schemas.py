@@ -24,6 +24,7 @@ from sqlalchemy import Row
 
 from app.api.schemas import IsoUtc, RequestModel, ResponseModel
 from app.core.clock import utc_today
+from app.core.ids import MAX_ID
 from app.models import Product
 from app.products.warranty import MAX_MONTHS, WarrantyStatus, warranty_status
 
@@ -91,6 +92,17 @@ Price = Annotated[
 Months = Annotated[StrictInt, Field(ge=0, le=MAX_MONTHS)]
 Name = Annotated[str, Field(min_length=1, max_length=255)]
 Text100 = Annotated[str, Field(min_length=1, max_length=100)]
+HouseholdId = Annotated[
+    StrictInt,
+    Field(
+        ge=1,
+        le=MAX_ID,
+        description="Share the product with this household of its owner's (contract 17.3): its members see "
+        "it, its owners and members edit it. `null` unshares it. Only the product's owner (or an admin) "
+        "may set or change it; a household the owner is not a member of is a 404.",
+        examples=[3],
+    ),
+]
 
 
 def _midnight_utc(day: date) -> str:
@@ -118,8 +130,9 @@ _EXAMPLE: dict[str, Any] = {
 
 
 class ProductCreate(RequestModel):
-    """A new product. Strings are trimmed; `store`, `price` and `serialNumber` are optional. The warranty
-    runs `warrantyPeriodMonths` from the purchase day, or ends on `warrantyEndsOn`: exactly one of the two."""
+    """A new product. Strings are trimmed; `store`, `price`, `serialNumber` and `householdId` (share it with
+    one of the caller's households) are optional. The warranty runs `warrantyPeriodMonths` from the purchase
+    day, or ends on `warrantyEndsOn`: exactly one of the two."""
 
     model_config = ConfigDict(
         json_schema_extra={"examples": [{**_EXAMPLE, "store": "Coffee & Co", "price": 499.99}]}
@@ -134,6 +147,7 @@ class ProductCreate(RequestModel):
     store: Text100 | None = None
     price: Price = None
     serial_number: Text100 | None = None
+    household_id: HouseholdId | None = None
 
     # A new product needs its warranty's length or end day; an update keeps the product's own.
     _needs_warranty_end: ClassVar[bool] = True
@@ -166,9 +180,17 @@ class ProductUpdate(ProductCreate):
     """Any subset of the create fields, with the same rules; only the fields sent change. The required
     fields may be left out but not set to null (the defaults below are never validated; a sent null is).
     Sending `warrantyPeriodMonths` or `warrantyEndsOn` switches the warranty to that one (the other
-    becomes null)."""
+    becomes null). `householdId` shares (or with null unshares) it: its owner's and admins' alone."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [{"warrantyPeriodMonths": 36, "price": 450}]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"warrantyPeriodMonths": 36, "price": 450},
+                {"householdId": 3},
+                {"householdId": None},
+            ]
+        }
+    )
     _needs_warranty_end: ClassVar[bool] = False
 
     name: Name = None  # type: ignore[assignment]
@@ -193,6 +215,13 @@ class ProductWarrantyExtension(WarrantyExtensionOut):
     """An extension as the product lists it, with the claim whose outcome left it."""
 
     claim_id: int
+
+
+class ProductOwner(ResponseModel):
+    """Whose product it is: the household members who see a shared product see its owner's name."""
+
+    id: int = Field(examples=[42])
+    name: str = Field(examples=["Ann Example"])
 
 
 class ProductOut(ResponseModel):
@@ -223,22 +252,29 @@ class ProductOut(ResponseModel):
     has_active_claim: bool
     created_at: IsoUtc
     updated_at: IsoUtc
+    household_id: int | None = Field(
+        description="The household the owner shares it with (its members see it), or null.", examples=[3]
+    )
+    owner: ProductOwner = Field(description="Its owner: the caller, or the member who shares it with them.")
 
     @classmethod
     def of(
         cls,
         product: Product | Row[Any],
         *,
+        owner_name: str,
         has_active_claim: bool,
         today: date,
         expiring_soon_days: int,
         extensions: Sequence[Row[Any]] = (),
     ) -> Self:
-        """The product (or a row of its list columns) as shown on `today`, with its warranty `extensions`
-        (app.products.extensions, newest first): its warranty status is computed at read time."""
+        """The product (or a row of its list columns) as shown on `today`, with its owner's name and its
+        warranty `extensions` (app.products.extensions, newest first): its warranty status is computed at
+        read time."""
         return cls.model_validate(
             {
                 **{column: getattr(product, column) for column in _COLUMNS},
+                "owner": {"id": product.owner_id, "name": owner_name},
                 "warranty_expires_at": product.warranty_expires_on,
                 "warranty_status": "void"
                 if product.warranty_voided_at is not None
@@ -250,8 +286,9 @@ class ProductOut(ResponseModel):
 
 
 _COLUMNS = (
-    "id", "name", "brand", "category", "store", "purchase_date", "warranty_period_months", "warranty_ends_on",
-    "price", "serial_number", "warranty_voided_at", "warranty_void_reason", "created_at", "updated_at",
+    "id", "household_id", "name", "brand", "category", "store", "purchase_date", "warranty_period_months",
+    "warranty_ends_on", "price", "serial_number", "warranty_voided_at", "warranty_void_reason", "created_at",
+    "updated_at",
 )  # fmt: skip
 
 

@@ -1,12 +1,17 @@
 """The rules of a product's warranty that span fields: it ends after a number of months or on a day given
-directly (exactly one of the two), that day within the purchase day's reach; and voiding it. The functions
-that change products and receipts record the change (app.changes) in its transaction."""
+directly (exactly one of the two), that day within the purchase day's reach; voiding it; and sharing it with
+a household of its owner's (contract 17.3). The functions that change products and receipts record the
+change (app.changes) in its transaction."""
 
 from __future__ import annotations
 
 from datetime import date
 from typing import Any
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.access.households import member_ids
+from app.access.products import ProductAccess, check_owner, may_share_with
 from app.changes.dispatch import record
 from app.changes.events import ProductDeleted, ProductsChanged
 from app.core.clock import utc_now
@@ -18,6 +23,7 @@ from app.products.schemas import WARRANTY_LENGTH_REQUIRED, ProductCreate, Produc
 from app.products.warranty import MAX_MONTHS, expiry_date
 
 MONTHS, ENDS_ON = "warranty_period_months", "warranty_ends_on"
+HOUSEHOLD = "household_id"
 
 
 def create_fields(body: ProductCreate) -> dict[str, Any]:
@@ -29,23 +35,38 @@ def create_fields(body: ProductCreate) -> dict[str, Any]:
 
 
 async def create(owner: User, body: ProductCreate, *, products: ProductRepository) -> Product:
-    product = await products.add(owner, create_fields(body))
-    await record(products.session, ProductsChanged(owner.id))
+    """A new product of `owner`, shared with one of their households when `householdId` says so (404 for
+    a household they are not a member of)."""
+    fields = create_fields(body)
+    if fields[HOUSEHOLD] is not None:
+        await may_share_with(products.session, owner.id, fields[HOUSEHOLD])
+    product = await products.add(owner, fields)
+    await changed(products.session, owner.id, product.household_id)
     return product
 
 
 async def import_rows(owner: User, rows: list[dict[str, Any]], *, products: ProductRepository) -> None:
-    """Create the products of a CSV import (each row's fields as `create_fields` gives them)."""
+    """Create the products of a CSV import (each row's fields as `create_fields` gives them; unshared)."""
     await products.add_many(owner, rows)
-    await record(products.session, ProductsChanged(owner.id))
+    await changed(products.session, owner.id)
 
 
-async def update(product: Product, body: ProductUpdate, *, products: ProductRepository) -> Product:
-    """Only the fields sent change; sending the months or the end day switches the warranty to it."""
+async def update(
+    product: Product, body: ProductUpdate, access: ProductAccess, *, products: ProductRepository
+) -> Product:
+    """Only the fields sent change; sending the months or the end day switches the warranty to it. A new
+    `householdId` (null: unshared) is the owner's and admins' alone (`access`), and a household of the
+    owner's; the household it already has is no change."""
     changes = {name: value for name, value in body.changes().items() if name not in (MONTHS, ENDS_ON)}
     changes |= _warranty_end(body, creating=False)
     ends_on = changes.get(ENDS_ON, product.warranty_ends_on)
     _check_end_day(changes.get("purchase_date", product.purchase_date), ends_on)
+    if changes.get(HOUSEHOLD, product.household_id) == product.household_id:
+        changes.pop(HOUSEHOLD, None)
+    else:
+        check_owner(access)
+        if changes[HOUSEHOLD] is not None:
+            await may_share_with(products.session, product.owner_id, changes[HOUSEHOLD])
     return await _change(product, changes, products)
 
 
@@ -62,9 +83,22 @@ async def unvoid(product: Product, *, products: ProductRepository) -> Product:
 
 
 async def _change(product: Product, changes: dict[str, Any], products: ProductRepository) -> Product:
+    former = product.household_id
     product = await products.update(product, changes)
-    await record(products.session, ProductsChanged(product.owner_id))
+    await changed(products.session, product.owner_id, former, product.household_id)
     return product
+
+
+async def changed(session: AsyncSession, owner_id: int, *household_ids: int | None) -> None:
+    """Record that products of `owner_id` changed (what they show, or with whom they are shared).
+    `household_ids`: the households they are shared with, before and after: every member's product list
+    shows them too (or did), so each member's pages go stale with the owner's. One read of the members per
+    household (one, or two when a product moves between households)."""
+    households = tuple(sorted({household for household in household_ids if household is not None}))
+    members: set[int] = set()
+    for household in households:
+        members.update(await member_ids(session, household))
+    await record(session, ProductsChanged(owner_id, households, tuple(sorted(members))))
 
 
 async def delete(product: Product, *, products: ProductRepository) -> None:
@@ -76,13 +110,13 @@ async def delete(product: Product, *, products: ProductRepository) -> None:
 
 async def add_receipt(product: Product, *, receipts: ReceiptRepository, **fields: object) -> Receipt:
     receipt = await receipts.add(product, **fields)
-    await record(receipts.session, ProductsChanged(product.owner_id))
+    await changed(receipts.session, product.owner_id, product.household_id)
     return receipt
 
 
 async def delete_receipt(product: Product, receipt: Receipt, *, receipts: ReceiptRepository) -> None:
     await receipts.delete(receipt)
-    await record(receipts.session, ProductsChanged(product.owner_id))
+    await changed(receipts.session, product.owner_id, product.household_id)
 
 
 def _warranty_end(body: ProductCreate, *, creating: bool) -> dict[str, Any]:

@@ -15,7 +15,9 @@ from sqlalchemy import update
 from app.config import Settings
 from app.main import create_app
 from app.models import Claim, Product, User, WarrantyExtension
+from app.models.enums import HouseholdRole
 from app.products.warranty import expiry_date
+from tests.factories.households import add_member, create_household, household_cast
 from tests.factories.products import create_product, create_receipt
 from tests.factories.users import auth_headers, create_admin, create_user
 from tests.helpers import count_queries
@@ -265,3 +267,162 @@ async def test_lists_run_the_same_queries_for_1_and_100_products(
         assert len(hundred_warm) == 2 and not any("FROM products" in q for q in hundred_warm), hundred_warm
     else:
         assert len(hundred_warm) == len(hundred_cold)
+
+
+# Shared products (contract 17.3): every member's list is cached under their own scope; a change to a shared
+# product invalidates every member's.
+
+MEMBER_LISTS = ("/api/products", "/api/products?page=1&limit=10")
+
+
+async def _names_of(client: httpx.AsyncClient, app: FastAPI, *users: User) -> list[list[str]]:
+    return [
+        names(await client.get(path, headers=auth_headers(app, user)))
+        for user in users
+        for path in MEMBER_LISTS
+    ]
+
+
+async def _rename_behind_the_caches_back(app: FastAPI, product: Product, name: str) -> None:
+    async with app.state.sessionmaker() as session, session.begin():
+        await session.execute(update(Product).where(Product.id == product.id).values(name=name))
+
+
+async def test_unsharing_removes_it_from_every_members_list_at_once(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    cast = await household_cast(app)
+    product = await create_product(app, cast.owner, name="Fridge", household_id=cast.household.id)
+    assert await _names_of(client, app, cast.member, cast.viewer) == [["Fridge"]] * 4
+    await _rename_behind_the_caches_back(app, product, "Sneaky")
+    assert await _names_of(client, app, cast.member, cast.viewer) == [["Fridge"]] * 4  # served from the cache
+
+    unshared = await client.patch(
+        f"/api/products/{product.id}", json={"householdId": None}, headers=auth_headers(app, cast.owner)
+    )
+
+    assert unshared.status_code == 200, unshared.text
+    assert await _names_of(client, app, cast.member, cast.viewer) == [[]] * 4
+    assert await _names_of(client, app, cast.owner) == [["Sneaky"]] * 2
+
+
+async def test_sharing_and_moving_show_in_both_households_lists_at_once(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    cast = await household_cast(app)
+    second = await create_household(app, cast.owner)
+    newcomer = await create_user(app)
+    await add_member(app, second, newcomer)
+    product = await create_product(app, cast.owner, name="Fridge")
+    path, owner = f"/api/products/{product.id}", auth_headers(app, cast.owner)
+    assert await _names_of(client, app, cast.member, newcomer) == [[]] * 4
+
+    assert (await client.patch(path, json={"householdId": cast.household.id}, headers=owner)).is_success
+    assert await _names_of(client, app, cast.member, newcomer) == [["Fridge"]] * 2 + [[]] * 2
+
+    assert (await client.patch(path, json={"householdId": second.id}, headers=owner)).is_success
+    assert await _names_of(client, app, cast.member, newcomer) == [[]] * 2 + [["Fridge"]] * 2
+
+
+@pytest.mark.parametrize("write", ["edit", "upload", "void"])
+async def test_a_members_write_shows_in_every_members_list_at_once(
+    app: FastAPI, client: httpx.AsyncClient, write: str
+) -> None:
+    cast = await household_cast(app)
+    product = await create_product(app, cast.owner, name="Fridge", household_id=cast.household.id)
+    everyone = (cast.owner, cast.member, cast.viewer)
+    assert await _names_of(client, app, *everyone) == [["Fridge"]] * 6
+    await _rename_behind_the_caches_back(app, product, "Renamed")  # only recomputed pages show it
+    path, member = f"/api/products/{product.id}", auth_headers(app, cast.member)
+
+    if write == "edit":
+        response = await client.patch(path, json={"store": "Corner shop"}, headers=member)
+    elif write == "upload":
+        files = {"file": ("r.pdf", PDF_BYTES, "application/pdf")}
+        response = await client.post(f"{path}/receipts", files=files, headers=member)
+    else:
+        response = await client.post(f"{path}/warranty/void", json={"reason": "Dropped."}, headers=member)
+
+    assert response.is_success, response.text
+    assert await _names_of(client, app, *everyone) == [["Renamed"]] * 6
+
+
+async def test_a_claim_filed_by_a_member_shows_in_every_members_list_at_once(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    cast = await household_cast(app)
+    product = await create_product(app, cast.owner, household_id=cast.household.id)
+    everyone = (cast.owner, cast.member, cast.viewer)
+
+    async def flags() -> list[bool]:
+        found = []
+        for user in everyone:
+            for path in MEMBER_LISTS:
+                body = (await client.get(path, headers=auth_headers(app, user))).json()
+                found.append((body["data"] if isinstance(body, dict) else body)[0]["hasActiveClaim"])
+        return found
+
+    assert await flags() == [False] * 6
+    opened = await client.post(
+        "/api/claims",
+        json={"productId": product.id, "description": "Broken"},
+        headers=auth_headers(app, cast.member),
+    )
+    assert opened.status_code == 201, opened.text
+
+    assert await flags() == [True] * 6
+
+
+async def _memberships(app: FastAPI, user: User, count: int) -> list[int]:
+    """`count` more households of other people with `user` in them, each sharing two products."""
+    households = []
+    for _ in range(count):
+        owner = await create_user(app)
+        household = await create_household(app, owner)
+        await add_member(app, household, user, HouseholdRole.VIEWER)
+        for _ in range(2):
+            await create_product(app, owner, household_id=household.id)
+        households.append(household.id)
+    return households
+
+
+async def _statements(app: FastAPI, client: httpx.AsyncClient, path: str, user: User) -> list[str]:
+    with count_queries(app) as statements:
+        response = await client.get(path, headers=auth_headers(app, user))
+    assert response.status_code == 200, response.text
+    return statements
+
+
+@pytest.mark.settings(cache_ttl=0)
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/products",
+        "/api/products?limit=50",
+        "/api/products?owner=me&limit=50",
+        "/api/products?householdId={household}&limit=50",
+        "/api/products?brand=Gaggia&householdId={household}",
+    ],
+)
+async def test_a_members_list_runs_the_same_statements_in_0_1_and_5_households(
+    app: FastAPI, client: httpx.AsyncClient, path: str
+) -> None:
+    user = await create_user(app)
+    filtered = await create_household(app, await create_user(app))  # the user joins it second
+    # Their own product, in that household (written directly): every step's page has rows, so each one
+    # reads their warranty extensions.
+    await create_product(app, user, household_id=filtered.id)
+    path = path.format(household=filtered.id)
+
+    none = await _statements(app, client, path, user)
+    await add_member(app, filtered, user)
+    await create_product(app, user)
+    one = await _statements(app, client, path, user)
+    await _memberships(app, user, 4)
+    five = await _statements(app, client, path, user)
+
+    # The user, the count (paged), the page, its warranty extensions: the memberships are a subquery.
+    assert len(none) == len(one) == len(five) <= 4, five
+    assert sum("household_members" in statement for statement in five) <= 2  # the page and its count
+    total = len((await client.get("/api/products", headers=auth_headers(app, user))).json())
+    assert total == 2 + 2 * 4

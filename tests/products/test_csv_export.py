@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Awaitable
 from datetime import UTC, date, datetime
 from decimal import Decimal
 
@@ -15,6 +16,7 @@ from fastapi import FastAPI
 from app.core.clock import frozen_time
 from app.products.routes import transfer
 from tests.factories.claims import create_claim
+from tests.factories.households import household_cast
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_admin, create_user
 from tests.helpers import assert_error, count_queries
@@ -170,3 +172,28 @@ async def test_the_csv_paths_are_not_taken_for_product_ids(app: FastAPI, client:
         assert_error(response, 405, "METHOD_NOT_ALLOWED")
         assert response.headers["allow"] == allowed
     assert (await client.get("/api/products/export.csv", headers=headers)).status_code == 200
+
+
+async def test_the_export_follows_the_lists_visibility_and_its_sharing_filters(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    cast = await household_cast(app)
+    with frozen_time(NOW):
+        await create_product(app, cast.owner, name="Fridge", household_id=cast.household.id)
+        await create_product(app, cast.owner, name="Private")
+        await create_product(app, cast.viewer, name="Viewer's own")
+        await create_product(app, await create_user(app), name="Theirs")
+    headers = auth_headers(app, cast.viewer)
+
+    def names(query: str) -> Awaitable[list[str]]:
+        async def read() -> list[str]:
+            rows = _rows(await client.get(f"/api/products/export.csv{query}", headers=headers))
+            return sorted(row["name"] for row in rows)
+
+        return read()
+
+    assert await names("") == ["Fridge", "Viewer's own"]
+    assert await names("?owner=me") == ["Viewer's own"]
+    assert await names(f"?householdId={cast.household.id}") == ["Fridge"]
+    listed = (await client.get("/api/products", headers=headers)).json()
+    assert sorted(item["name"] for item in listed) == await names("")

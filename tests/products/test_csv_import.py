@@ -10,6 +10,7 @@ from fastapi import FastAPI
 from sqlalchemy import func, select
 
 from app.models import Product
+from tests.factories.households import household_cast
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_user
 from tests.helpers import assert_error, count_queries
@@ -293,3 +294,19 @@ async def test_unknown_columns_are_named_briefly(app: FastAPI, client: httpx.Asy
     problem = body["details"]["fields"]["file"]
     assert problem.startswith(f"has unknown columns: {'x' * 40}..., extra0, extra1, ")
     assert "extra8, ... (51 in all; known: name, brand," in problem and len(problem) < 500
+
+
+async def test_an_import_shares_nothing_a_household_column_is_refused(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    cast = await household_cast(app)
+    data = (
+        "name,brand,category,purchaseDate,warrantyPeriodMonths,householdId\r\n"
+        f"Kettle,Bosch,Kitchen,2025-01-01,24,{cast.household.id}\r\n"
+    )
+
+    response = await _import(client, auth_headers(app, cast.owner), data)
+
+    body = assert_error(response, 400, "VALIDATION_FAILED")
+    assert "unknown columns: householdId" in body["details"]["fields"]["file"]
+    assert await _count(app) == 0

@@ -9,7 +9,9 @@ from fastapi import FastAPI
 
 from app.core.clock import frozen_time
 from app.models import Product, User
+from app.models.enums import HouseholdRole
 from tests.factories.claims import create_claim
+from tests.factories.households import add_member, create_household
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_admin, create_supplier, create_user
 from tests.helpers import assert_error
@@ -320,3 +322,158 @@ async def test_a_page_number_far_past_the_end_is_an_empty_page(
     )
     assert response.status_code == 200
     assert response.json()["data"] == [] and response.json()["meta"]["current_page"] == 257454125581895488
+
+
+# Shared products (contract 17.3)
+
+
+async def _households(app: FastAPI) -> tuple[dict[str, User], dict[str, Product], dict[str, int]]:
+    """Olga owns household "home" (Max a member, Vera a viewer); Xavier owns "club", where Max is a member
+    too. Products a minute apart, newest last."""
+    people = {key: await create_user(app, name=key.title()) for key in ("olga", "max", "vera", "xavier")}
+    home = await create_household(app, people["olga"])
+    club = await create_household(app, people["xavier"])
+    await add_member(app, home, people["max"])
+    await add_member(app, home, people["vera"], HouseholdRole.VIEWER)
+    await add_member(app, club, people["max"])
+    specs = [
+        ("fridge", "olga", home.id),
+        ("private", "olga", None),
+        ("bike", "max", None),
+        ("drill", "max", home.id),
+        ("tent", "xavier", club.id),
+        ("strangers", None, None),
+    ]
+    products = {}
+    for minute, (key, owner, household_id) in enumerate(specs):
+        with frozen_time(START + timedelta(minutes=minute)):
+            products[key] = await create_product(
+                app,
+                people[owner] if owner else await create_user(app),
+                name=key,
+                brand="Bosch" if key in ("drill", "tent") else "Acme",
+                household_id=household_id,
+            )
+    return people, products, {"home": home.id, "club": club.id}
+
+
+@pytest.mark.parametrize(
+    ("who", "query", "expected"),
+    [
+        ("max", "", ["tent", "drill", "bike", "fridge"]),
+        ("vera", "", ["drill", "fridge"]),
+        ("olga", "", ["drill", "private", "fridge"]),
+        ("xavier", "", ["tent"]),
+        ("max", "owner=me", ["drill", "bike"]),
+        ("vera", "owner=me", []),
+        ("max", "householdId={home}", ["drill", "fridge"]),
+        ("max", "householdId={club}", ["tent"]),
+        ("olga", "householdId={club}", []),  # not hers to see: an empty list, not a 404
+        ("max", "owner=me&householdId={home}", ["drill"]),
+        ("max", "brand=bosch", ["tent", "drill"]),
+        ("max", "search=i&sort=name&order=asc", ["bike", "drill", "fridge"]),
+        ("vera", "warrantyStatus=active&householdId={home}", ["drill", "fridge"]),
+    ],
+)
+async def test_a_members_list_has_their_own_and_the_shared_products(
+    app: FastAPI, client: httpx.AsyncClient, who: str, query: str, expected: list[str]
+) -> None:
+    people, products, households = await _households(app)
+    headers = auth_headers(app, people[who])
+    path = f"/api/products?{query.format(**households)}"
+
+    with frozen_time(NOON):
+        listed = await client.get(path, headers=headers)
+        paged = await client.get(f"{path}&limit=2", headers=headers)
+
+    assert ids(listed, products) == expected
+    assert paged.json()["meta"]["total"] == len(expected)
+    assert ids(paged, products) == expected[:2]
+
+
+async def test_list_items_name_the_owner_and_the_household(app: FastAPI, client: httpx.AsyncClient) -> None:
+    people, _, households = await _households(app)
+
+    for path in ("/api/products", "/api/products?limit=10"):
+        body = (await client.get(path, headers=auth_headers(app, people["vera"]))).json()
+        items = body["data"] if isinstance(body, dict) else body
+        shown = {item["name"]: (item["householdId"], item["owner"]) for item in items}
+        assert shown == {
+            "drill": (households["home"], {"id": people["max"].id, "name": "Max"}),
+            "fridge": (households["home"], {"id": people["olga"].id, "name": "Olga"}),
+        }
+    own = (await client.get("/api/products?owner=me", headers=auth_headers(app, people["olga"]))).json()
+    assert {item["name"]: item["householdId"] for item in own} == {
+        "fridge": households["home"],
+        "private": None,
+    }
+
+
+async def test_the_admin_list_is_unchanged_by_households(app: FastAPI, client: httpx.AsyncClient) -> None:
+    _, products, households = await _households(app)
+    admin = await create_admin(app)
+
+    body = (await client.get("/api/admin/products?limit=50", headers=auth_headers(app, admin))).json()
+
+    assert body["meta"]["total"] == len(products)
+    assert {item["name"]: item["householdId"] for item in body["data"]}["tent"] == households["club"]
+    assert (await client.get("/api/products", headers=auth_headers(app, admin))).json() == []
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "owner=you",
+        "owner=",
+        "owner=ME",
+        "householdId=abc",
+        "householdId=0",
+        "householdId=%201",
+        "householdId=2147483648",
+    ],
+)
+async def test_bad_sharing_filters_are_400(app: FastAPI, client: httpx.AsyncClient, query: str) -> None:
+    user = await create_user(app)
+
+    for path in ("/api/products", "/api/products/export.csv"):
+        response = await client.get(f"{path}?{query}", headers=auth_headers(app, user))
+        field = query.split("=")[0]
+        assert field in assert_error(response, 400, "VALIDATION_FAILED")["details"]["fields"]
+
+
+@pytest.mark.parametrize(
+    "order", ["sort=createdAt&order=desc", "sort=name&order=asc", "sort=brand&order=desc"]
+)
+async def test_pages_and_cursors_merge_own_and_shared_products_in_order(
+    app: FastAPI, client: httpx.AsyncClient, order: str
+) -> None:
+    """A member's list reads their own products and the shared ones apart and merges them: every page,
+    by number or by cursor, is the bare list's slice, each product once."""
+    people, _, households = await _households(app)
+    member = people["max"]
+    for number in range(9):  # own and shared, interleaved in time, names and brands
+        owner, household = (member, None) if number % 3 else (people["olga"], households["home"])
+        with frozen_time(START + timedelta(hours=1, minutes=number)):
+            await create_product(
+                app,
+                owner,
+                name=f"{'n' * (number % 4)}item {number}",
+                brand=f"B{number % 2}",
+                household_id=household,
+            )
+    headers = auth_headers(app, member)
+    everything = [item["id"] for item in (await client.get(f"/api/products?{order}", headers=headers)).json()]
+    assert len(everything) == 4 + 9
+
+    by_number, by_cursor, cursor = [], [], None
+    for page in range(1, 6):
+        body = (await client.get(f"/api/products?{order}&page={page}&limit=3", headers=headers)).json()
+        by_number += [item["id"] for item in body["data"]]
+        assert body["meta"]["total"] == len(everything)
+        query = f"&cursor={cursor}" if cursor else ""
+        walked = (await client.get(f"/api/products?{order}&limit=3{query}", headers=headers)).json()
+        by_cursor += [item["id"] for item in walked["data"]]
+        cursor = walked["meta"]["next_cursor"]
+
+    assert by_number == by_cursor == everything
+    assert cursor is None

@@ -43,6 +43,8 @@ PRODUCT_FIELDS = {
     "hasActiveClaim",
     "createdAt",
     "updatedAt",
+    "householdId",  # contract 17.3: null for a product shared with no household
+    "owner",
 }
 
 
@@ -76,6 +78,8 @@ async def test_create_with_the_minimal_fields_answers_the_full_product(
         "hasActiveClaim": False,
         "createdAt": "2026-03-10T12:30:00+00:00",
         "updatedAt": "2026-03-10T12:30:00+00:00",
+        "householdId": None,
+        "owner": {"id": user.id, "name": user.name},
     }
 
 

@@ -1,9 +1,8 @@
-"""Product lists: the caller's own (`GET /api/products`) and everyone's (`GET /api/admin/products`).
+"""Product lists: the caller's (`GET /api/products`: their own and those shared with their households) and
+everyone's (`GET /api/admin/products`).
 A fixed number of queries whatever the length (the active-claim flag is a subquery), and page-cached."""
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 from fastapi import APIRouter, Response
 
@@ -13,7 +12,7 @@ from app.api.pagination import JsonList, Page, PageParams, list_json
 from app.core.clock import utc_today
 from app.pagecache.scopes import CLAIMS_ALL, PRODUCTS_ALL, claims_of, products_of
 from app.products import extensions
-from app.products.dependencies import ProductOrder, ProductQuery, ProductRepo
+from app.products.dependencies import ProductOrder, ProductQuery, ProductRepo, ViewerQuery
 from app.products.repository import SORT_KEY_KINDS, ProductFilter, ProductSort
 from app.products.schemas import ProductOut
 
@@ -57,6 +56,7 @@ async def _list(
         items = [
             ProductOut.of(
                 row,
+                owner_name=row.owner_name,
                 has_active_claim=row.has_active_claim,
                 today=today,
                 expiring_soon_days=soon,
@@ -77,18 +77,19 @@ async def _list(
 async def list_products(
     user: CurrentUser,
     params: Pagination,
-    where: ProductQuery,
+    where: ViewerQuery,
     sort: ProductOrder,
     products: ProductRepo,
     page: CachedPages,
     settings: SettingsDep,
 ) -> Response:
-    """The signed-in user's own products (also for admins; they see everyone's at
-    `/api/admin/products`). A bare array of every match, or the paginated envelope when `page` or
-    `limit` is in the query. Filters combine; `sort` ties are broken by id in the same order."""
-    own = replace(where, owner_id=user.id)
+    """The signed-in user's own products and those shared with their households (also for admins; they
+    see everyone's at `/api/admin/products`); `owner=me` keeps their own, `householdId` one household's.
+    A bare array of every match, or the paginated envelope when `page` or `limit` is in the query. Filters
+    combine; `sort` ties are broken by id in the same order."""
+    # A change to a shared product invalidates each member's products_of scope (app.changes.build).
     scopes = [products_of(user.id), claims_of(user.id)]
-    return await _list("own", scopes, own, sort, params, products, page, settings)
+    return await _list("own", scopes, where, sort, params, products, page, settings)
 
 
 @router.get("/admin/products", response_model=Page[ProductOut], responses=errors(400, 401, 403))

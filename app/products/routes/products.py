@@ -11,8 +11,9 @@ from app.api.openapi import errors
 from app.core.clock import utc_today
 from app.models import Product
 from app.products import extensions, service
-from app.products.dependencies import ProductRepo, ReceiptRepo, VisibleProduct
+from app.products.dependencies import OwnedProduct, ProductRepo, ReceiptRepo, VisibleProduct, WritableProduct
 from app.products.receipts import receipt_out
+from app.products.repository import Found
 from app.products.schemas import (
     ProductClaim,
     ProductCreate,
@@ -37,13 +38,13 @@ register_url_convertor("product_id", ProductIdSegment())
 router = APIRouter()  # included by app.products.routes under /api, last (its tag is the parent's)
 
 
-async def _out(
-    product: Product, has_active_claim: bool, settings: SettingsDep, products: ProductRepo
-) -> ProductOut:
+async def _out(found: Found, product: Product, settings: SettingsDep, products: ProductRepo) -> ProductOut:
+    """`product` (`found`'s, as a write left it) as answered."""
     extended = await extensions.of_products(products.session, [product.id])
     return ProductOut.of(
         product,
-        has_active_claim=has_active_claim,
+        owner_name=found.owner_name,
+        has_active_claim=found.has_active_claim,
         today=utc_today(),
         expiring_soon_days=settings.expiring_soon_days,
         extensions=extended[product.id],
@@ -51,7 +52,10 @@ async def _out(
 
 
 @router.post(
-    "/products", status_code=status.HTTP_201_CREATED, response_model=ProductOut, responses=errors(400, 401)
+    "/products",
+    status_code=status.HTTP_201_CREATED,
+    response_model=ProductOut,
+    responses=errors(400, 401, 404),
 )
 async def create_product(
     body: ProductCreate, response: Response, user: CurrentUser, products: ProductRepo, settings: SettingsDep
@@ -59,11 +63,16 @@ async def create_product(
     """Register a product of the signed-in user. `warrantyExpiresAt` is the purchase date plus the
     period in calendar months (a day the month lacks becomes its last day), or `warrantyEndsOn` when
     that is given instead (exactly one of the two, else 400); `warrantyStatus` is `active`,
-    `expiring_soon` (within WARRANTY_EXPIRING_SOON_DAYS days), `expired` or `void`."""
+    `expiring_soon` (within WARRANTY_EXPIRING_SOON_DAYS days), `expired` or `void`. `householdId` shares
+    it with one of the caller's households (another household: 404)."""
     product = await service.create(user, body, products=products)
     response.headers["Location"] = f"/api/products/{product.id}"
     return ProductOut.of(
-        product, has_active_claim=False, today=utc_today(), expiring_soon_days=settings.expiring_soon_days
+        product,
+        owner_name=user.name,
+        has_active_claim=False,
+        today=utc_today(),
+        expiring_soon_days=settings.expiring_soon_days,
     )
 
 
@@ -75,10 +84,10 @@ async def get_product(
     receipt_rows: ReceiptRepo,
     settings: SettingsDep,
 ) -> ProductDetail:
-    """One product with its receipts and its claims (id, status, description, createdAt). Another
-    user's product is a 404 (admins see every product)."""
+    """One product with its receipts and its claims (id, status, description, createdAt). Its owner, the
+    members of the household it is shared with and admins see it; anyone else gets a 404."""
     product = visible.product
-    base = await _out(product, visible.has_active_claim, settings, products)
+    base = await _out(visible, product, settings, products)
     return ProductDetail(
         **base.model_dump(),
         receipts=[receipt_out(receipt) for receipt in await receipt_rows.of_product(product.id)],
@@ -87,56 +96,60 @@ async def get_product(
 
 
 async def _update(
-    body: ProductUpdate, visible: VisibleProduct, products: ProductRepo, settings: SettingsDep
+    body: ProductUpdate, writable: WritableProduct, products: ProductRepo, settings: SettingsDep
 ) -> ProductOut:
-    product = await service.update(visible.product, body, products=products)
-    return await _out(product, visible.has_active_claim, settings, products)
+    product = await service.update(writable.product, body, writable.access, products=products)
+    return await _out(writable, product, settings, products)
 
 
-@router.put("/products/{id:product_id}", response_model=ProductOut, responses=errors(400, 401, 404))
+@router.put("/products/{id:product_id}", response_model=ProductOut, responses=errors(400, 401, 403, 404))
 async def put_product(
-    body: ProductUpdate, visible: VisibleProduct, products: ProductRepo, settings: SettingsDep
+    body: ProductUpdate, writable: WritableProduct, products: ProductRepo, settings: SettingsDep
 ) -> ProductOut:
     """Change a product: any subset of the create fields, with the same rules; the fields left out keep
     their value (PUT and PATCH behave alike). A required field may not be set to null. Sending
-    `warrantyPeriodMonths` or `warrantyEndsOn` switches the warranty to it; the other becomes null."""
-    return await _update(body, visible, products, settings)
+    `warrantyPeriodMonths` or `warrantyEndsOn` switches the warranty to it; the other becomes null.
+    Household owners and members may change a shared product (viewers: 403); a new `householdId` (null
+    unshares) is the product owner's alone (403 for members; 404 for a household the owner is not in)."""
+    return await _update(body, writable, products, settings)
 
 
-@router.patch("/products/{id:product_id}", response_model=ProductOut, responses=errors(400, 401, 404))
+@router.patch("/products/{id:product_id}", response_model=ProductOut, responses=errors(400, 401, 403, 404))
 async def patch_product(
-    body: ProductUpdate, visible: VisibleProduct, products: ProductRepo, settings: SettingsDep
+    body: ProductUpdate, writable: WritableProduct, products: ProductRepo, settings: SettingsDep
 ) -> ProductOut:
     """Change a product; the same as `PUT /api/products/{id}`."""
-    return await _update(body, visible, products, settings)
+    return await _update(body, writable, products, settings)
 
 
 @router.delete(
-    "/products/{id:product_id}", status_code=status.HTTP_204_NO_CONTENT, responses=errors(401, 404)
+    "/products/{id:product_id}", status_code=status.HTTP_204_NO_CONTENT, responses=errors(401, 403, 404)
 )
-async def delete_product(visible: VisibleProduct, products: ProductRepo, storage: StorageDep) -> None:
+async def delete_product(owned: OwnedProduct, products: ProductRepo, storage: StorageDep) -> None:
     """Delete a product with everything attached to it: receipts (and their files), claims, their
-    messages and the messages' attachment files."""
-    keys = await products.file_keys(visible.product.id)
-    await service.delete(visible.product, products=products)
+    messages and the messages' attachment files. Its owner's (and admins') alone: 403 for the members of
+    the household it is shared with."""
+    keys = await products.file_keys(owned.product.id)
+    await service.delete(owned.product, products=products)
     delete_after_commit(products.session, storage, keys)
 
 
-@router.post("/products/{id}/warranty/void", response_model=ProductOut, responses=errors(400, 401, 404))
+@router.post("/products/{id}/warranty/void", response_model=ProductOut, responses=errors(400, 401, 403, 404))
 async def void_warranty(
-    body: WarrantyVoid, visible: VisibleProduct, products: ProductRepo, settings: SettingsDep
+    body: WarrantyVoid, writable: WritableProduct, products: ProductRepo, settings: SettingsDep
 ) -> ProductOut:
-    """Void the product's warranty (its owner or an admin), with a reason: `warrantyStatus` is `void`
-    (and the list filter `warrantyStatus=void` finds it) and no expiry alert is sent until it is
-    unvoided. Voiding again replaces the reason and keeps `warrantyVoidedAt`."""
-    product = await service.void(visible.product, body.reason, products=products)
-    return await _out(product, visible.has_active_claim, settings, products)
+    """Void the product's warranty (its owner, its household's owners and members, or an admin; viewers:
+    403), with a reason: `warrantyStatus` is `void` (and the list filter `warrantyStatus=void` finds it)
+    and no expiry alert is sent until it is unvoided. Voiding again replaces the reason and keeps
+    `warrantyVoidedAt`."""
+    product = await service.void(writable.product, body.reason, products=products)
+    return await _out(writable, product, settings, products)
 
 
-@router.post("/products/{id}/warranty/unvoid", response_model=ProductOut, responses=errors(401, 404))
+@router.post("/products/{id}/warranty/unvoid", response_model=ProductOut, responses=errors(401, 403, 404))
 async def unvoid_warranty(
-    visible: VisibleProduct, products: ProductRepo, settings: SettingsDep
+    writable: WritableProduct, products: ProductRepo, settings: SettingsDep
 ) -> ProductOut:
     """Undo a void: the status follows the dates again. A warranty that is not voided stays as it is."""
-    product = await service.unvoid(visible.product, products=products)
-    return await _out(product, visible.has_active_claim, settings, products)
+    product = await service.unvoid(writable.product, products=products)
+    return await _out(writable, product, settings, products)

@@ -1,5 +1,6 @@
 """Receipts of a product (docs/api.md §5.7): upload, list, download, delete. The product must be
-visible to the caller (else 404), and so the receipt is reached only through it."""
+visible to the caller (else 404), and so the receipt is reached only through it; uploading and deleting
+are writes (403 for a household viewer)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from fastapi import APIRouter, File, Response, UploadFile, status
 from app.api.dependencies import SettingsDep, StorageDep
 from app.api.openapi import errors
 from app.products import service
-from app.products.dependencies import ReceiptRepo, VisibleProduct, VisibleReceipt
+from app.products.dependencies import ReceiptRepo, VisibleProduct, VisibleReceipt, WritableProduct
 from app.products.receipts import ALLOWED, FOLDER, receipt_out
 from app.products.schemas import ReceiptOut, receipt_url
 from app.storage.files import content_disposition, display_file_name, read_upload
@@ -23,10 +24,10 @@ router = APIRouter(tags=["products"])  # included by app.products.routes under /
     "/products/{id}/receipts",
     status_code=status.HTTP_201_CREATED,
     response_model=ReceiptOut,
-    responses=errors(400, 401, 404, 413, 415),
+    responses=errors(400, 401, 403, 404, 413, 415),
 )
 async def upload_receipt(
-    visible: VisibleProduct,
+    writable: WritableProduct,
     file: Annotated[UploadFile, File(description="A pdf, jpg, png or webp file.")],
     response: Response,
     receipts: ReceiptRepo,
@@ -43,7 +44,7 @@ async def upload_receipt(
     key = await storage.save(FOLDER, data, kind.extension)
     discard_on_rollback(receipts.session, storage, key)
     receipt = await service.add_receipt(
-        visible.product,
+        writable.product,
         receipts=receipts,
         file_name=display_file_name(file.filename, f"receipt.{kind.extension}"),
         file_type=kind.extension,
@@ -83,11 +84,11 @@ async def download_receipt(receipt: VisibleReceipt, storage: StorageDep) -> Resp
 @router.delete(
     "/products/{id}/receipts/{receiptId}",
     status_code=status.HTTP_204_NO_CONTENT,
-    responses=errors(401, 404),
+    responses=errors(401, 403, 404),
 )
 async def delete_receipt(
-    visible: VisibleProduct, receipt: VisibleReceipt, receipts: ReceiptRepo, storage: StorageDep
+    writable: WritableProduct, receipt: VisibleReceipt, receipts: ReceiptRepo, storage: StorageDep
 ) -> None:
     """Delete a receipt; its file goes once the deletion is committed."""
-    await service.delete_receipt(visible.product, receipt, receipts=receipts)
+    await service.delete_receipt(writable.product, receipt, receipts=receipts)
     delete_after_commit(receipts.session, storage, [receipt.storage_key])

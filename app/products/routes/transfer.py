@@ -1,10 +1,9 @@
-"""Products in and out of spreadsheets (docs/api.md §13): `GET /api/products/export.csv` streams the caller's
-products; `POST /api/products/import` creates many at once, all or nothing."""
+"""Products in and out of spreadsheets (docs/api.md §13): `GET /api/products/export.csv` streams the products
+the caller's list shows; `POST /api/products/import` creates many at once, all or nothing."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import replace
 from typing import Annotated, Any
 
 import anyio
@@ -21,7 +20,7 @@ from app.errors import PayloadTooLarge, ValidationFailed
 from app.models import User
 from app.products import service
 from app.products.csv_format import CsvProblem, export_lines, read_products
-from app.products.dependencies import ProductOrder, ProductQuery, ProductRepo
+from app.products.dependencies import ProductOrder, ProductRepo, ViewerQuery
 from app.products.repository import ProductFilter, ProductRepository, ProductSort
 from app.products.schemas import ProductOut
 
@@ -51,7 +50,13 @@ async def _csv_chunks(
                 user, where, sort, today=today, expiring_soon_days=soon, limit=CHUNK, after=after
             )
         products = [
-            ProductOut.of(row, has_active_claim=row.has_active_claim, today=today, expiring_soon_days=soon)
+            ProductOut.of(
+                row,
+                owner_name=row.owner_name,
+                has_active_claim=row.has_active_claim,
+                today=today,
+                expiring_soon_days=soon,
+            )
             for row in rows
         ]
         yield export_lines(products, header=False)
@@ -66,13 +71,13 @@ async def _csv_chunks(
     responses={200: {"content": {"text/csv": CSV_EXAMPLE}, "description": "UTF-8 CSV."}, **errors(400, 401)},
 )
 async def export_products(
-    request: Request, user: CurrentUser, where: ProductQuery, sort: ProductOrder, settings: SettingsDep
+    request: Request, user: CurrentUser, where: ViewerQuery, sort: ProductOrder, settings: SettingsDep
 ) -> StreamingResponse:
-    """The signed-in user's products as CSV (UTF-8, a header row, RFC 4180 quoting), with the filters and
-    sort of `GET /api/products`. Text cells that a spreadsheet would run as a formula (starting with
-    `=`, `+`, `-`, `@`, tab or CR) are prefixed with `'`. Streamed: any number of products."""
-    own = replace(where, owner_id=user.id)
-    chunks = _csv_chunks(request.app.state.read_sessionmaker, user, own, sort, settings.expiring_soon_days)
+    """The products of `GET /api/products` (the caller's own and those shared with their households) as
+    CSV (UTF-8, a header row, RFC 4180 quoting), with its filters (`owner=me` and `householdId`
+    included) and sort. Text cells that a spreadsheet would run as a formula (starting with `=`, `+`, `-`,
+    `@`, tab or CR) are prefixed with `'`. Streamed: any number of products."""
+    chunks = _csv_chunks(request.app.state.read_sessionmaker, user, where, sort, settings.expiring_soon_days)
     return StreamingResponse(
         chunks,
         media_type=CSV_TYPE,
