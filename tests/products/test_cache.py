@@ -347,7 +347,7 @@ async def test_a_members_write_shows_in_every_members_list_at_once(
     assert await _names_of(client, app, *everyone) == [["Renamed"]] * 6
 
 
-async def test_a_claim_filed_by_a_member_shows_in_every_members_list_at_once(
+async def test_a_claim_filed_and_closed_by_a_member_shows_in_every_members_list_at_once(
     app: FastAPI, client: httpx.AsyncClient
 ) -> None:
     cast = await household_cast(app)
@@ -369,8 +369,15 @@ async def test_a_claim_filed_by_a_member_shows_in_every_members_list_at_once(
         headers=auth_headers(app, cast.member),
     )
     assert opened.status_code == 201, opened.text
-
     assert await flags() == [True] * 6
+
+    claim_path, admin = f"/api/claims/{opened.json()['id']}", auth_headers(app, await create_admin(app))
+    for status in ("in_progress", "resolved"):
+        moved = await client.post(f"{claim_path}/status", json={"status": status}, headers=admin)
+        assert moved.status_code == 200, moved.text
+    closed = await client.post(f"{claim_path}/close", headers=auth_headers(app, cast.member))
+    assert closed.status_code == 200, closed.text
+    assert await flags() == [False] * 6
 
 
 async def _memberships(app: FastAPI, user: User, count: int) -> list[int]:
