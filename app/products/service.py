@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.access.households import member_ids
 from app.access.products import ProductAccess, check_owner, may_share_with
 from app.changes.dispatch import record
-from app.changes.events import ProductDeleted, ProductsChanged
+from app.changes.events import HouseholdAccessChanged, ProductDeleted, ProductsChanged
 from app.core.clock import utc_now
 from app.errors import ValidationFailed
 from app.models import Product, Receipt, User
@@ -86,6 +86,13 @@ async def _change(product: Product, changes: dict[str, Any], products: ProductRe
     former = product.household_id
     product = await products.update(product, changes)
     await changed(products.session, product.owner_id, former, product.household_id)
+    if former is not None and former != product.household_id:
+        # Unshared (or moved): the former household's members lose the product's claims at once, open
+        # hub streams included; their claim lists go stale too.
+        await record(
+            products.session,
+            HouseholdAccessChanged(former, tuple(await member_ids(products.session, former))),
+        )
     return product
 
 

@@ -230,3 +230,24 @@ async def test_a_member_who_leaves_over_http_no_longer_sees_the_shared_claim(
     async with asyncio.timeout(5):
         while not stream.closed:  # noqa: ASYNC110 (the hub wakes the stream's own reader, not a test's)
             await asyncio.sleep(0.01)
+
+
+async def test_unsharing_the_product_ends_the_members_view_of_its_claim_at_once(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    shared = await _shared_claim(app)
+    member = auth_headers(app, shared.people.member)
+    assert len((await client.get("/api/claims", headers=member)).json()) == 1  # cached now
+    stream = app.state.hub.subscribe(shared.people.member.id, [f"claims/{shared.claim_id}/messages"])
+
+    unshared = await client.patch(
+        f"/api/products/{shared.product.id}",
+        json={"householdId": None},
+        headers=auth_headers(app, shared.people.owner),
+    )
+    assert unshared.status_code == 200, unshared.text
+
+    assert (await client.get("/api/claims", headers=member)).json() == []
+    async with asyncio.timeout(5):
+        while not stream.closed:  # noqa: ASYNC110 (the hub wakes the stream's own reader, not a test's)
+            await asyncio.sleep(0.01)
