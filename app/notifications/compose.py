@@ -1,6 +1,10 @@
 """What a claim notification says, loaded from the database by id at send time. Each function answers
 None when there is nothing to send any more (the message, claim or recipient is gone, or the recipient
-switched that channel off since)."""
+switched that channel off since), and skips a recipient the change no longer concerns.
+
+A recipient is a user (`recipientId`), or the address of the organisation a claim is routed to, told of
+it while none of its agents is assigned (`recipientEmail` with `organizationId`: an address without an
+account, emailed whatever any setting says; contract 17.7)."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.access.claims import still_notified, unassigned_organization
 from app.config import Settings
 from app.errors import NotFound
 from app.models import Claim, Message, Product, User
@@ -46,31 +51,53 @@ def claim_thread(claim_id: int) -> str:
 class ClaimContext:
     claim: Claim
     product: Product
-    recipient: User
+    recipient: User | None  # None: the organisation's own address
+    address: str  # where the email goes
 
     def link(self, settings: Settings) -> str:
         return f"{settings.frontend_url.rstrip('/')}/claims/{self.claim.id}"
 
+    @property
+    def wants_email(self) -> bool:
+        return self.recipient is None or self.recipient.email_notifications_enabled
 
-async def claim_context(session: AsyncSession, claim_id: int, recipient_id: int) -> ClaimContext | None:
+    @property
+    def wants_push(self) -> bool:
+        return self.recipient is not None and self.recipient.notifications_enabled
+
+
+async def claim_context(
+    session: AsyncSession, claim_id: int, payload: dict[str, object]
+) -> ClaimContext | None:
+    """The claim, its product and the payload's recipient; Skipped when the change no longer concerns
+    the recipient (sent later than it was decided, a retry: a replaced supplier, a member who left, a
+    muted claim, an organisation whose claim an agent took or that was handed on)."""
     claim = await session.get(Claim, claim_id)
-    recipient = await session.get(User, recipient_id)
-    if claim is None or recipient is None:
+    if claim is None:
         return None
-    if recipient_id not in (claim.customer_id, claim.supplier_id):
-        # Sent later than it was decided (a retry): the recipient is no longer part of the claim.
-        raise Skipped(f"user {recipient_id} is no longer a participant of claim {claim_id}")
+    if "recipientId" in payload:
+        recipient_id = int(str(payload["recipientId"]))
+        recipient = await session.get(User, recipient_id)
+        if recipient is None:
+            return None
+        if not await still_notified(session, claim, recipient_id):
+            raise Skipped(f"user {recipient_id} is no longer a participant of claim {claim_id}")
+        address = recipient.email
+    else:
+        recipient, address = None, str(payload["recipientEmail"])
+        if unassigned_organization(claim) != payload.get("organizationId"):
+            raise Skipped(f"claim {claim_id} is no longer waiting for an agent of that organization")
     product = await session.get(Product, claim.product_id)
-    return ClaimContext(claim, product, recipient) if product is not None else None
+    return ClaimContext(claim, product, recipient, address) if product is not None else None
 
 
 async def _message_context(
-    session: AsyncSession, message_id: int, recipient_id: int
+    session: AsyncSession, message_id: int, payload: dict[str, object]
 ) -> tuple[Message, str, ClaimContext] | None:
     message = await session.get(Message, message_id)
     if message is None:
         return None
-    context = await claim_context(session, message.claim_id, recipient_id)
+    context = await claim_context(session, message.claim_id, payload)
     if context is None:
         return None
     sender = await session.get(User, message.sender_id) if message.sender_id is not None else None
@@ -90,10 +117,10 @@ async def _attachment(message: Message, storage: Storage) -> list[Attachment]:
 
 
 async def message_email(
-    session: AsyncSession, payload: dict[str, int], settings: Settings, storage: Storage
+    session: AsyncSession, payload: dict[str, object], settings: Settings, storage: Storage
 ) -> Email | None:
-    loaded = await _message_context(session, payload["messageId"], payload["recipientId"])
-    if loaded is None or not loaded[2].recipient.email_notifications_enabled:
+    loaded = await _message_context(session, int(str(payload["messageId"])), payload)
+    if loaded is None or not loaded[2].wants_email:
         return None
     message, sender, context = loaded
     subject = f"New message on your claim #{context.claim.id} {DASH} {context.product.name}"
@@ -109,14 +136,18 @@ async def message_email(
         attachment_line=attachment_line,
         link=context.link(settings),
     )
-    return Email(context.recipient.email, subject, text, html, context.claim.id, attachments)
+    return Email(context.address, subject, text, html, context.claim.id, attachments)
 
 
-async def message_push(session: AsyncSession, payload: dict[str, int]) -> tuple[int, PushNotification] | None:
-    loaded = await _message_context(session, payload["messageId"], payload["recipientId"])
-    if loaded is None or not loaded[2].recipient.notifications_enabled:
+async def message_push(
+    session: AsyncSession, payload: dict[str, object]
+) -> tuple[int, PushNotification] | None:
+    loaded = await _message_context(session, int(str(payload["messageId"])), payload)
+    if loaded is None:
         return None
     message, sender, context = loaded
+    if context.recipient is None or not context.wants_push:
+        return None
     preview = message.body if len(message.body) <= 140 else message.body[:139] + "…"
     notification = PushNotification(
         title=f"{sender} {DASH} claim #{context.claim.id} ({context.product.name})",
@@ -128,8 +159,8 @@ async def message_push(session: AsyncSession, payload: dict[str, int]) -> tuple[
 
 
 async def status_email(session: AsyncSession, payload: dict[str, object], settings: Settings) -> Email | None:
-    context = await claim_context(session, int(str(payload["claimId"])), int(str(payload["recipientId"])))
-    if context is None or not context.recipient.email_notifications_enabled:
+    context = await claim_context(session, int(str(payload["claimId"])), payload)
+    if context is None or not context.wants_email:
         return None
     status = STATUS_LABELS.get(str(payload["status"]), str(payload["status"]))
     subject = f"Your claim #{context.claim.id} {DASH} {context.product.name} is now {status}"
@@ -144,7 +175,7 @@ async def status_email(session: AsyncSession, payload: dict[str, object], settin
         outcome_lines=outcome,
         link=context.link(settings),
     )
-    return Email(context.recipient.email, subject, text, html, context.claim.id)
+    return Email(context.address, subject, text, html, context.claim.id)
 
 
 def _outcome_lines(payload: dict[str, object]) -> list[str]:
@@ -166,8 +197,8 @@ def _outcome_lines(payload: dict[str, object]) -> list[str]:
 async def status_push(
     session: AsyncSession, payload: dict[str, object]
 ) -> tuple[int, PushNotification] | None:
-    context = await claim_context(session, int(str(payload["claimId"])), int(str(payload["recipientId"])))
-    if context is None or not context.recipient.notifications_enabled:
+    context = await claim_context(session, int(str(payload["claimId"])), payload)
+    if context is None or context.recipient is None or not context.wants_push:
         return None
     status = STATUS_LABELS.get(str(payload["status"]), str(payload["status"]))
     notification = PushNotification(

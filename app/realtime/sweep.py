@@ -16,9 +16,9 @@ from collections.abc import Iterable, Iterator
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.access.claims import may_see
+from app.access.claims import Parties, may_see
 from app.core.background import pause
-from app.models import Claim, HouseholdMember, Product, User
+from app.models import Claim, HouseholdMember, OrganizationMember, Product, User
 from app.realtime.hub import Hub
 from app.realtime.publishing import StoredEvent
 from app.realtime.topics import ACCESS_TOPIC, claim_id_of
@@ -34,27 +34,30 @@ def _chunks(ids: Iterable[int]) -> Iterator[list[int]]:
         yield ordered[start : start + CHUNK]
 
 
-Parties = dict[int, tuple[int, int | None, int | None]]  # claim id -> customer, supplier, product's household
-
-
-async def _users(session: AsyncSession, ids: set[int]) -> dict[int, User]:
-    users: dict[int, User] = {}
+async def _users(session: AsyncSession, ids: set[int]) -> dict[int, tuple[User, int | None]]:
+    """Each user with the organisation they work for (a user belongs to at most one), in one read."""
+    users: dict[int, tuple[User, int | None]] = {}
     for chunk in _chunks(ids):
-        users.update(
-            (user.id, user) for user in await session.scalars(select(User).where(User.id.in_(chunk)))
+        rows = await session.execute(
+            select(User, OrganizationMember.organization_id)
+            .outerjoin(OrganizationMember, OrganizationMember.user_id == User.id)
+            .where(User.id.in_(chunk))
         )
+        users.update((user.id, (user, organization_id)) for user, organization_id in rows)
     return users
 
 
-async def _parties(session: AsyncSession, claim_ids: set[int]) -> Parties:
-    parties: Parties = {}
+async def _parties(session: AsyncSession, claim_ids: set[int]) -> dict[int, Parties]:
+    parties: dict[int, Parties] = {}
     for chunk in _chunks(claim_ids):
         rows = await session.execute(
-            select(Claim.id, Claim.customer_id, Claim.supplier_id, Product.household_id)
+            select(
+                Claim.id, Claim.customer_id, Claim.supplier_id, Product.household_id, Claim.organization_id
+            )
             .join(Product, Product.id == Claim.product_id)
             .where(Claim.id.in_(chunk))
         )
-        parties.update((row.id, (row.customer_id, row.supplier_id, row.household_id)) for row in rows)
+        parties.update((row.id, Parties(*row[1:])) for row in rows)
     return parties
 
 
@@ -83,7 +86,7 @@ async def sweep_access(
         households = await _households(session, user_ids)
     changed = 0
     for subscriber in subscribers:
-        user = users.get(subscriber.user_id)
+        user, organization_id = users.get(subscriber.user_id, (None, None))
         if user is None or user.credential_version != subscriber.credential_version:
             # The account is gone or its password changed: the token no longer holds, the stream ends.
             logger.info("hub: the token of a stream of user %s no longer holds", subscriber.user_id)
@@ -94,7 +97,7 @@ async def sweep_access(
             topic
             for topic in subscriber.topics
             if (claim := parties.get(claim_id_of(topic))) is None
-            or not may_see(user, *claim, households[user.id])
+            or not may_see(user, claim, households[user.id], organization_id)
         }
         if lost:
             logger.info("hub: user %s lost access to %s", subscriber.user_id, sorted(lost))
