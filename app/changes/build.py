@@ -8,6 +8,7 @@ from typing import Any
 from app.changes import hub_payloads as hub
 from app.changes.consequences import Entry, Notice, Recording
 from app.changes.events import (
+    ClaimHandedOn,
     ClaimOpened,
     ClaimStatusChanged,
     HouseholdAccessChanged,
@@ -15,6 +16,7 @@ from app.changes.events import (
     InboundIgnored,
     MessagePosted,
     MessagesRead,
+    OrganizationAccessEnded,
     ProductsChanged,
     SupplierAssigned,
     WarrantiesExpiring,
@@ -24,6 +26,7 @@ from app.models.enums import ClaimStatus
 from app.pagecache.cache import EVERYTHING
 from app.pagecache.scopes import (
     MESSAGES_ALL,
+    ORGANIZATIONS_ALL,
     PRODUCTS_ALL,
     USERS_ALL,
     claim_scopes,
@@ -40,8 +43,18 @@ ClaimChange = ClaimOpened | ClaimStatusChanged | SupplierAssigned | MessagePoste
 
 
 async def claim_created(recording: Recording[ClaimOpened]) -> Entry:
+    """Its status, and the organisation a routed claim went to (an unrouted claim's entry is as before)."""
+    claim = recording.change.claim
+    data: dict[str, Any] = {"status": claim.status}
+    if claim.organization_id is not None:
+        data["organizationId"] = claim.organization_id
+    return Entry(claim, recording.change.customer, data)
+
+
+async def organization_changed(recording: Recording[ClaimHandedOn]) -> Entry:
     change = recording.change
-    return Entry(change.claim, change.customer, {"status": change.claim.status})
+    data = {"organizationId": change.claim.organization_id, "previousOrganizationId": change.former}
+    return Entry(change.claim, change.actor, data)
 
 
 async def status_moved(recording: Recording[ClaimStatusChanged]) -> Entry:
@@ -185,7 +198,7 @@ def expiring_products(change: WarrantiesExpiring) -> list[dict[str, Any]]:
 # Page-cache scopes (app.pagecache.scopes)
 
 
-def claim_pages(change: ClaimOpened | ClaimStatusChanged) -> list[str]:
+def claim_pages(change: ClaimOpened | ClaimStatusChanged | ClaimHandedOn) -> list[str]:
     """The claim lists showing it, and its customer's product pages (hasActiveClaim, the claim list)."""
     claim = change.claim
     return [*claim_scopes(claim), products_of(claim.customer_id), PRODUCTS_ALL]
@@ -239,10 +252,14 @@ def _resolution(recording: Recording[ClaimStatusChanged]) -> dict[str, Any]:
 # Access
 
 
-def access_pages(change: HouseholdAccessChanged) -> list[str]:
+def access_pages(change: HouseholdAccessChanged | OrganizationAccessEnded) -> list[str]:
     return people_pages(change.user_ids)
 
 
-def access_news(change: HouseholdAccessChanged) -> dict[str, Any]:
+def organization_pages(_: object) -> list[str]:
+    return [ORGANIZATIONS_ALL]
+
+
+def access_news(change: HouseholdAccessChanged | OrganizationAccessEnded) -> dict[str, Any]:
     """The hub's internal note (app.realtime.topics.ACCESS_TOPIC): whose open streams to re-check."""
     return {"userIds": sorted(set(change.user_ids))}

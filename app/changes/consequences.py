@@ -11,10 +11,10 @@ from typing import Any, Generic, Protocol, TypeVar
 from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.access.claims import notified_users
+from app.access.claims import notified_users, unassigned_organization
 from app.access.households import members_sharing
 from app.core.driver_reads import DriverRead
-from app.models import Claim, User
+from app.models import Claim, Organization, User
 from app.models.enums import OutboxKind
 from app.outbox.enqueue import enqueue
 from app.pagecache.cache import invalidate
@@ -30,10 +30,19 @@ C = TypeVar("C")
 _NOTIFIED = DriverRead(
     select(User)
     .where(
-        notified_users(bindparam("claim_id"), bindparam("product_id"), bindparam("user_ids", expanding=True))
+        notified_users(
+            bindparam("claim_id"),
+            bindparam("product_id"),
+            bindparam("user_ids", expanding=True),
+            bindparam("organization_id"),
+        )
     )
     .order_by(User.id),
     User,
+)
+# The address of the organisation a claim is routed to (parameter organization_id).
+_ORGANIZATION_EMAIL: DriverRead[Any] = DriverRead(
+    select(Organization.email).where(Organization.id == bindparam("organization_id"))
 )
 
 
@@ -51,13 +60,18 @@ class Recording(Generic[C]):
         return self._known[name]
 
     async def participants(self, claim: Claim) -> list[User]:
-        """Whom a change in the claim concerns: its customer and supplier, and the household members of
-        its product who have not muted it (one query)."""
+        """Whom a change in the claim concerns: its customer and supplier, the household members of its
+        product and, while it has no agent, the members of its organisation, who have not muted it (one
+        query)."""
 
         async def read() -> list[User]:
             ids = [user_id for user_id in (claim.customer_id, claim.supplier_id) if user_id is not None]
             return await _NOTIFIED.all(
-                self.session, claim_id=claim.id, product_id=claim.product_id, user_ids=ids
+                self.session,
+                claim_id=claim.id,
+                product_id=claim.product_id,
+                user_ids=ids,
+                organization_id=unassigned_organization(claim),
             )
 
         users: list[User] = await self.once("participants", read)
@@ -133,6 +147,38 @@ class Notify(Generic[C]):
                 enqueue(recording.session, email, {**payload, "recipientId": user.id})
             if user.notifications_enabled:
                 enqueue(recording.session, push, {**payload, "recipientId": user.id})
+
+
+@dataclass(frozen=True)
+class NotifyOrganization(Generic[C]):
+    """An email of `kind` to the address of the organisation the claim is routed to, while none of its
+    agents is assigned and it has one (contract 17.7). The address has no account: the payload names it
+    (`recipientEmail`, with `organizationId`) instead of a `recipientId`. Not sent when a user this change
+    emails has that address already."""
+
+    kind: OutboxKind
+    payload: Callable[[Recording[C]], Awaitable[dict[str, Any]]]
+    claim: Callable[[C], Claim]
+
+    async def apply(self, recording: Recording[C]) -> None:
+        claim = self.claim(recording.change)
+        organization_id = unassigned_organization(claim)
+        if organization_id is None:
+            return
+        rows = await _ORGANIZATION_EMAIL.all(recording.session, organization_id=organization_id)
+        address = rows[0].email if rows else None
+        if not address:
+            return
+        participants = await recording.participants(claim)
+        emailed = {user.email.lower() for user in participants if user.email_notifications_enabled}
+        if address.lower() in emailed:
+            return
+        payload = await self.payload(recording)
+        enqueue(
+            recording.session,
+            self.kind,
+            {**payload, "recipientEmail": address, "organizationId": organization_id},
+        )
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from app.changes.consequences import (
     Hub,
     Notify,
     NotifyEach,
+    NotifyOrganization,
     Recording,
     Timeline,
     Webhook,
@@ -34,6 +35,7 @@ from app.changes.consequences import (
 )
 from app.changes.events import (
     Change,
+    ClaimHandedOn,
     ClaimOpened,
     ClaimStatusChanged,
     HouseholdAccessChanged,
@@ -41,6 +43,8 @@ from app.changes.events import (
     InboundIgnored,
     MessagePosted,
     MessagesRead,
+    OrganizationAccessEnded,
+    OrganizationRenamed,
     ProductDeleted,
     ProductsChanged,
     SupplierAssigned,
@@ -68,6 +72,7 @@ CONSEQUENCES: dict[type[Any], tuple[Consequence[Any], ...]] = {
         Timeline(TimelineKind.STATUS_CHANGED, build.status_moved),
         Hub(lambda change: status_topic(change.claim.id), build.status_update),
         Notify(CLAIM_STATUS, build.status_news, to=build.other_participants),
+        NotifyOrganization(OutboxKind.EMAIL_CLAIM_STATUS, build.status_news, lambda change: change.claim),
         Webhook("claim.status_changed", build.status_changed_data),
         Cache(build.claim_pages),
         HouseholdCache(lambda change: change.claim),
@@ -79,10 +84,16 @@ CONSEQUENCES: dict[type[Any], tuple[Consequence[Any], ...]] = {
         HouseholdCache(lambda change: change.claim),
         Webhook("claim.supplier_assigned", build.supplier_data),
     ),
+    ClaimHandedOn: (  # its agent's unassignment, if any, is a SupplierAssigned recorded before
+        Timeline(TimelineKind.ORGANIZATION_CHANGED, build.organization_changed),
+        Cache(build.claim_pages),
+        HouseholdCache(lambda change: change.claim),
+    ),
     MessagePosted: (
         Timeline(TimelineKind.MESSAGE_POSTED, build.message_posted),
         Hub(lambda change: messages_topic(change.claim.id), build.new_message),
         Notify(CLAIM_MESSAGE, build.message_news, to=build.other_participants),
+        NotifyOrganization(OutboxKind.EMAIL_CLAIM_MESSAGE, build.message_news, lambda change: change.claim),
         Webhook("message.created", build.message_data),
         Cache(build.message_pages),
         HouseholdCache(lambda change: change.claim),
@@ -99,6 +110,11 @@ CONSEQUENCES: dict[type[Any], tuple[Consequence[Any], ...]] = {
         Cache(build.access_pages),
         Hub(lambda _: ACCESS_TOPIC, build.access_news),  # their open streams are re-checked at once
     ),  # its claims and messages leave every kind of page
+    OrganizationAccessEnded: (
+        Cache(build.access_pages),
+        Hub(lambda _: ACCESS_TOPIC, build.access_news),  # their open streams of its claims end at once
+    ),
+    OrganizationRenamed: (Cache(build.organization_pages),),  # claim lists show `organization.name`
     UserChanged: (Cache(build.user_pages),),
     UserDeleted: (Cache(build.every_page),),  # their data leaves every list; names on other pages change
     WarrantiesExpiring: (

@@ -39,6 +39,16 @@ class SupplierAssigned:
 
 
 @dataclass(frozen=True)
+class ClaimHandedOn:
+    """The claim was handed on from organisation `former` to `claim.organization_id` (None: to none);
+    its agent, if it had one, was unassigned first (a SupplierAssigned of its own)."""
+
+    claim: Claim
+    former: int | None
+    actor: User
+
+
+@dataclass(frozen=True)
 class MessagePosted:
     """Posted in the app or by email (the inbound service posts through the messages service)."""
 
@@ -109,6 +119,22 @@ class HouseholdAccessChanged:
 
 
 @dataclass(frozen=True)
+class OrganizationAccessEnded:
+    """These users no longer work for the organisation (removed, or it was deleted): they no longer see
+    its claims, at once: their open hub streams are re-checked as soon as the change commits."""
+
+    organization_id: int
+    user_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class OrganizationRenamed:
+    """An organisation was renamed or deleted: the claim lists showing its name are stale."""
+
+    organization_id: int
+
+
+@dataclass(frozen=True)
 class UserChanged:
     """An account was created or its fields (roles, name, picture, ...) changed."""
 
@@ -144,6 +170,7 @@ Change = (
     ClaimOpened
     | ClaimStatusChanged
     | SupplierAssigned
+    | ClaimHandedOn
     | MessagePosted
     | MessagesRead
     | InboundAccepted
@@ -151,6 +178,8 @@ Change = (
     | ProductsChanged
     | ProductDeleted
     | HouseholdAccessChanged
+    | OrganizationAccessEnded
+    | OrganizationRenamed
     | UserChanged
     | UserDeleted
     | WarrantiesExpiring

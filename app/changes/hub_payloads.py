@@ -35,10 +35,14 @@ def messages_read(message_ids: Iterable[int], read_at: datetime) -> dict[str, An
 
 
 def status_update(claim: Claim) -> dict[str, Any]:
-    """`status_update` on `claims/{id}/status`."""
-    return {
+    """`status_update` on `claims/{id}/status`; a routed claim's names its organisation (contract 17.12),
+    an unrouted claim's is the spec's payload as it always was."""
+    payload = {
         "type": "status_update",
         "claimId": claim.id,
         "status": claim.status,
         "updatedAt": iso_utc_z(claim.updated_at),
     }
+    if claim.organization_id is not None:
+        payload["organizationId"] = claim.organization_id
+    return payload

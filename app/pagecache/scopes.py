@@ -12,6 +12,8 @@ from app.models import Claim
 CLAIMS_ALL = "claims:all"
 MESSAGES_ALL = "messages:all"
 PRODUCTS_ALL = "products:all"
+# Pages showing organisations' names (claim lists): dropped when an organisation is renamed or deleted.
+ORGANIZATIONS_ALL = "organizations:all"
 USERS_ALL = "users:all"
 
 

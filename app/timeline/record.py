@@ -17,6 +17,7 @@ class TimelineKind(StrEnum):
     CLAIM_CREATED = "claim.created"
     SUPPLIER_ASSIGNED = "supplier.assigned"
     SUPPLIER_UNASSIGNED = "supplier.unassigned"
+    ORGANIZATION_CHANGED = "organization.changed"
     STATUS_CHANGED = "status.changed"
     MESSAGE_POSTED = "message.posted"
     NOTIFICATION_SENT = "notification.sent"

@@ -1,6 +1,8 @@
 """The `data` of each outbound webhook event: the resource as the REST API shows it (camelCase, integer
 ids, timestamps with offset), and what changed.
 
+Every `claim` carries `organizationId`: the supplier organisation it is routed to, or null (contract 17.12).
+
 - `claim.created`: `{"claim"}`
 - `claim.status_changed`: `{"claim", "previousStatus", "actorId"}`; its claim also carries
   `warrantyExtension` (the resolution's, or null: docs/api.md §6.2)
@@ -26,6 +28,7 @@ def claim(row: Claim) -> dict[str, Any]:
         "productId": row.product_id,
         "customerId": row.customer_id,
         "supplierId": row.supplier_id,
+        "organizationId": row.organization_id,
         "status": row.status,
         "description": row.description,
         "outcome": row.outcome,
