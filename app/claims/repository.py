@@ -17,8 +17,9 @@ from app.core.ids import MAX_ID
 from app.core.repository import Repository
 from app.derived.counts import message_count_of_claim, row_count
 from app.errors import Conflict
-from app.models import Claim, Message, Product, User
+from app.models import Claim, Message, Organization, OrganizationBrand, OrganizationMember, Product, User
 from app.models.enums import ClaimStatus
+from app.organizations.brands import brand_key
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ def already_active() -> Conflict:
 
 # Kept counts (one claim's is a few rows), not a count of the claim's messages.
 _MESSAGE_COUNT = message_count_of_claim()
-_LIST_COLUMNS = (
+LIST_COLUMNS = (
     Claim.id,
     Claim.product_id,
     Product.name.label("product_name"),
@@ -63,7 +64,27 @@ _LIST_COLUMNS = (
     Claim.description,
     Claim.created_at,
     _MESSAGE_COUNT.label("message_count"),
+    Claim.organization_id,
+    Organization.name.label("organization_name"),
 )
+
+
+def with_list_joins(statement: Select[Any]) -> Select[Any]:
+    """A claims statement of `LIST_COLUMNS`, joined to what an item shows: the product, the customer's
+    email and the organization's name (one statement whatever the page size)."""
+    return (
+        statement.join(Product, Product.id == Claim.product_id)
+        .join(User, User.id == Claim.customer_id)
+        .outerjoin(Organization, Organization.id == Claim.organization_id)
+    )
+
+
+@dataclass(frozen=True)
+class Routing:
+    """The organisation a claim goes to (contract 17.6)."""
+
+    organization_id: int
+    name: str
 
 
 class ClaimRepository(Repository):
@@ -85,9 +106,7 @@ class ClaimRepository(Repository):
             scoped if after is None else scoped.where(tuple_(Claim.created_at, Claim.id) < after_key(after))
         )
         statement = (
-            page.with_only_columns(*_LIST_COLUMNS)
-            .join(Product, Product.id == Claim.product_id)
-            .join(User, User.id == Claim.customer_id)
+            with_list_joins(page.with_only_columns(*LIST_COLUMNS))
             .order_by(Claim.created_at.desc(), Claim.id.desc())
             .offset(offset)
             .limit(limit)
@@ -112,6 +131,26 @@ class ClaimRepository(Repository):
         if product is not None:
             await require_claimable(self.session, user, product)
         return product
+
+    async def routing_of(self, brand: str) -> Routing | None:
+        """The organisation handling `brand`, any case (one read by the brand's key)."""
+        rows = await _ROUTING.all(self.session, key=brand_key(brand))
+        return Routing(rows[0].id, rows[0].name) if rows else None
+
+    async def organization_name(self, organization_id: int) -> str | None:
+        """The organisation's name, or None when there is no such organisation."""
+        return await self.session.scalar(select(Organization.name).where(Organization.id == organization_id))
+
+    async def supplier_candidate(self, user_id: int) -> tuple[User, int | None] | None:
+        """The user and the organisation they work for (None: none), in one read; None for no such user."""
+        row = (
+            await self.session.execute(
+                select(User, OrganizationMember.organization_id)
+                .outerjoin(OrganizationMember, OrganizationMember.user_id == User.id)
+                .where(User.id == user_id)
+            )
+        ).first()
+        return None if row is None else (row[0], row[1])
 
     async def has_active_claim(self, product_id: int) -> bool:
         found = await self.session.scalar(
@@ -138,23 +177,19 @@ class ClaimRepository(Repository):
         await self.session.refresh(claim, with_for_update=True)
         return claim
 
-    async def product_of(self, claim: Claim) -> Product:
-        product = await _PRODUCT_BY_ID.get(self.session, claim.product_id, product_id=claim.product_id)
-        assert product is not None  # claims go with their product (ON DELETE CASCADE)
-        return product
+    async def header_of(self, claim: Claim) -> Any:
+        """What the detail shows of the claim's product (`product_id`, `name`, `brand`) and organisation
+        (`organization_id`, `organization_name`, null when unrouted), in one read."""
+        rows = await _HEADER.all(
+            self.session, product_id=claim.product_id, organization_id=claim.organization_id
+        )
+        return rows[0]  # claims go with their product (ON DELETE CASCADE)
 
     async def newest_messages(self, claim_id: int) -> tuple[list[Any], bool]:
         """The claim's newest DETAIL_MESSAGES messages, oldest first among them, and whether there are older
         ones: one query, reading at most one row more than it shows, whatever the claim's length."""
         rows = await _NEWEST_MESSAGES.all(self.session, claim_id=claim_id)
         return list(rows[:DETAIL_MESSAGES])[::-1], len(rows) > DETAIL_MESSAGES
-
-    async def users(self, *user_ids: int | None) -> list[User]:
-        """These users (customer, supplier, ...), in one query; missing and None ids are skipped."""
-        ids = {user_id for user_id in user_ids if user_id is not None}
-        if not ids:
-            return []
-        return list(await self.session.scalars(select(User).where(User.id.in_(ids)).order_by(User.id)))
 
 
 _message = Message.__table__.c
@@ -168,4 +203,22 @@ _NEWEST_MESSAGES: DriverRead[Any] = DriverRead(
     .order_by(_message.created_at.desc(), _message.id.desc())
     .limit(DETAIL_MESSAGES + 1)
 )
-_PRODUCT_BY_ID = DriverRead(select(Product).where(Product.id == bindparam("product_id")), Product)
+# The detail's product and organisation (parameters product_id, organization_id, which may be null).
+_HEADER: DriverRead[Any] = DriverRead(
+    select(
+        Product.id.label("product_id"),
+        Product.name,
+        Product.brand,
+        Organization.id.label("organization_id"),
+        Organization.name.label("organization_name"),
+    )
+    .select_from(Product)
+    .outerjoin(Organization, Organization.id == bindparam("organization_id"))
+    .where(Product.id == bindparam("product_id"))
+)
+# The organisation a brand routes to, by the brand's key (its primary key): parameter key.
+_ROUTING: DriverRead[Any] = DriverRead(
+    select(Organization.id, Organization.name)
+    .join(OrganizationBrand, OrganizationBrand.organization_id == Organization.id)
+    .where(OrganizationBrand.key == bindparam("key"))
+)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal, Self
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 
@@ -67,7 +67,39 @@ class StatusChange(RequestModel):
 
 
 class SupplierAssign(RequestModel):
-    supplier_id: int | None = Field(ge=1, le=MAX_ID, description="A ROLE_SUPPLIER user; null unassigns.")
+    model_config = ConfigDict(json_schema_extra={"examples": [{"supplierId": 9}, {"supplierId": None}]})
+
+    supplier_id: int | None = Field(
+        ge=1,
+        le=MAX_ID,
+        description="A ROLE_SUPPLIER user (a member of a routed claim's organization); null unassigns.",
+    )
+
+
+class OrganizationAssign(RequestModel):
+    """Where to hand the claim on (docs/api.md, "Routing and the queue")."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"organizationId": 4}, {"organizationId": None}]}
+    )
+
+    organization_id: int | None = Field(
+        ge=1, le=MAX_ID, description="A supplier organization; null leaves the claim to the admins."
+    )
+
+
+class ClaimOrganization(ResponseModel):
+    """The supplier organization a claim is routed to (contract 17.6)."""
+
+    id: int = Field(examples=[3])
+    name: str = Field(examples=["Acme Service"])
+
+
+def organization_of(row: Any) -> ClaimOrganization | None:
+    """`organization` from a row's `organization_id` and `organization_name`."""
+    if row.organization_id is None:
+        return None
+    return ClaimOrganization(id=row.organization_id, name=row.organization_name)
 
 
 class MuteState(ResponseModel):
@@ -89,6 +121,25 @@ class ClaimListItem(ResponseModel):
     description: str
     created_at: IsoUtc
     message_count: int
+    organization: ClaimOrganization | None = Field(
+        description="The supplier organization the claim is routed to; null when unrouted."
+    )
+
+    @classmethod
+    def of(cls, row: Any) -> Self:
+        """An item from a list row (the claim's columns, with its organization's id and name joined)."""
+        return cls.model_validate(_fields(cls, row) | {"organization": organization_of(row)})
+
+
+class QueueItem(ClaimListItem):
+    """A claim in its organization's queue: the list item, and the agent working it."""
+
+    supplier_id: int | None = Field(description="The assigned agent; null while nobody has taken it.")
+
+
+def _fields(model: type[ClaimListItem], row: Any) -> dict[str, Any]:
+    """The model's plain fields, read from the row by name."""
+    return {name: getattr(row, name) for name in model.model_fields if name not in ("type", "organization")}
 
 
 class ClaimProduct(ResponseModel):
@@ -114,6 +165,9 @@ class ClaimDetail(ResponseModel):
     product_id: int
     customer_id: int
     supplier_id: int | None
+    organization: ClaimOrganization | None = Field(
+        description="The supplier organization the claim is routed to; null when unrouted."
+    )
     messages: list[ClaimMessage] = Field(
         description="The newest 200 messages at most, oldest first among them; the messages API pages all."
     )

@@ -1,42 +1,60 @@
-"""The rules of claims: opening one, moving it through its lifecycle, assigning its supplier. Each change
-is recorded (app.changes) in the request's transaction, which runs what it causes."""
+"""The rules of claims: opening one (routed to the organisation handling its product's brand), moving it
+through its lifecycle. Who works it is app.claims.assignment. Each change is recorded (app.changes) in the
+request's transaction, which runs what it causes."""
 
 from __future__ import annotations
 
-from app.access.claims import ADMIN, claim_roles
+from dataclasses import dataclass
+
+from app.access.claims import claim_roles
 from app.changes.dispatch import record
-from app.changes.events import ClaimOpened, ClaimStatusChanged, SupplierAssigned
+from app.changes.events import ClaimOpened, ClaimStatusChanged
 from app.claims import outcome, transitions
-from app.claims.repository import ClaimRepository, already_active
+from app.claims.assignment import take_if_first
+from app.claims.repository import ClaimRepository, Routing, already_active
 from app.core.clock import utc_now
-from app.derived import read_state
-from app.errors import Forbidden, NotFound, ValidationFailed
-from app.models import Claim, User
-from app.models.enums import ClaimStatus, Role
+from app.errors import NotFound
+from app.models import Claim, Product, User
+from app.models.enums import ClaimStatus
 from app.products import extensions
 from app.products import service as products_service
 
 
-async def open_claim(customer: User, product_id: int, description: str, *, claims: ClaimRepository) -> Claim:
+@dataclass(frozen=True)
+class OpenedClaim:
+    claim: Claim
+    product: Product
+    routing: Routing | None  # the organisation it went to
+
+
+async def open_claim(
+    customer: User, product_id: int, description: str, *, claims: ClaimRepository
+) -> OpenedClaim:
     """A new `open` claim on a product the customer may write to: their own, or one shared with a household
-    where they are an owner or a member (contract 17.3); the filer is the claim's customer. 403 for a
-    household viewer, 404 for any other product, 409 CLAIM_ALREADY_ACTIVE while the product has a claim
-    that is not closed."""
+    where they are an owner or a member (contract 17.3); the filer is the claim's customer. A product whose
+    brand an organisation handles routes the claim to it, with no agent yet (17.6). 403 for a household
+    viewer, 404 for any other product, 409 CLAIM_ALREADY_ACTIVE while the product has a claim that is not
+    closed."""
     product = await claims.own_product(customer, product_id)
     if product is None:
         raise NotFound("No such product.")
     if await claims.has_active_claim(product.id):
         raise already_active()
+    routing = await claims.routing_of(product.brand)
     claim = await claims.add(
         Claim(
-            product_id=product.id, customer_id=customer.id, status=ClaimStatus.OPEN, description=description
+            product_id=product.id,
+            customer_id=customer.id,
+            status=ClaimStatus.OPEN,
+            description=description,
+            organization_id=None if routing is None else routing.organization_id,
         )
     )
     await record(claims.session, ClaimOpened(claim, customer))
     if product.household_id is not None or product.owner_id != customer.id:
         # `hasActiveClaim` moves in the owner's and every member's product list, not only the filer's.
         await products_service.changed(claims.session, product.owner_id, product.household_id)
-    return claim
+    return OpenedClaim(claim, product, routing)
 
 
 async def change_status(
@@ -51,6 +69,7 @@ async def change_status(
     recording the outcome of a resolution or undoing it on a reopen."""
     await claims.lock(claim)
     transitions.check_move(claim.status, target, await claim_roles(claims.session, actor, claim))
+    await take_if_first(claim, actor, claims=claims, locked=True)
     await outcome.settle(claims.session, claim, target, resolution)
     return await _apply(claim, target, actor, claims)
 
@@ -69,29 +88,4 @@ async def _apply(claim: Claim, target: ClaimStatus, actor: User, claims: ClaimRe
     await claims.session.flush()
     extension = await extensions.of_claim(claims.session, claim.id)
     await record(claims.session, ClaimStatusChanged(claim, former, actor, extension))
-    return claim
-
-
-async def assign_supplier(
-    claim: Claim, supplier_id: int | None, actor: User, *, claims: ClaimRepository
-) -> Claim:
-    """Set (or with None, remove) the claim's supplier; admins only (403). The supplier must hold
-    ROLE_SUPPLIER, by the role hierarchy (so an admin qualifies), and may not be the claim's customer."""
-    if ADMIN not in await claim_roles(claims.session, actor, claim):
-        raise Forbidden("Only an admin may assign a claim's supplier.")
-    await claims.lock(claim)
-    if supplier_id is not None:
-        supplier = next(iter(await claims.users(supplier_id)), None)
-        if supplier is None or Role.SUPPLIER not in supplier.effective_roles:
-            raise ValidationFailed.field("supplierId", "must be the id of a user with ROLE_SUPPLIER")
-        if supplier.id == claim.customer_id:
-            raise ValidationFailed.field("supplierId", "the claim's customer cannot be its supplier")
-    former = claim.supplier_id
-    if former != supplier_id:
-        claim.supplier_id = supplier_id
-        claim.updated_at = utc_now()
-        await claims.session.flush()
-        # Read receipts depend on who supplies the claim.
-        await read_state.recompute(claims.session, [claim.id])
-        await record(claims.session, SupplierAssigned(claim, former, actor))
     return claim

@@ -10,6 +10,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.changes.dispatch import record
 from app.changes.events import MessagePosted
+from app.claims.assignment import take_if_first
+from app.claims.repository import ClaimRepository
 from app.config import Settings
 from app.errors import Conflict, ValidationFailed
 from app.messages.schemas import MAX_MESSAGE_LENGTH
@@ -49,7 +51,9 @@ async def post_message(
     409 CLAIM_CLOSED on a closed claim; 400 for a message over 10,000 characters or blank without an
     attachment; 413/415 for an attachment too large or not the jpg/png/gif/webp/pdf it claims to be.
     Records MessagePosted (app.changes: the `new_message` event, the other participants' notifications,
-    the webhook, the timeline entry, the cache invalidations) in the same transaction.
+    the webhook, the timeline entry, the cache invalidations) in the same transaction. A member of the
+    claim's organisation answering while it has no agent becomes its agent first (contract 17.7), so the
+    message notifies the customer's side only.
     """
     if (
         claim.status == ClaimStatus.CLOSED
@@ -60,6 +64,7 @@ async def post_message(
         raise ValidationFailed.field("message", f"at most {MAX_MESSAGE_LENGTH} characters")
     if not text and attachment is None:
         raise ValidationFailed.field("message", "a message needs text or an attachment")
+    await take_if_first(claim, sender, claims=ClaimRepository(session))
     message = Message(claim_id=claim.id, sender_id=sender.id, body=text)
     if attachment is not None:
         await _store_attachment(storage, settings, attachment, message)

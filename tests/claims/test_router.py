@@ -46,6 +46,7 @@ async def test_open_a_claim(app: FastAPI, client: httpx.AsyncClient) -> None:
         "description": "Leaks.",
         "createdAt": NOW.isoformat(),
         "messageCount": 0,
+        "organization": None,  # no organization handles Bosch
     }
     assert response.headers["location"] == f"/api/claims/{body['id']}"
     listed = await client.get("/api/claims", headers=headers)
@@ -59,6 +60,7 @@ async def test_open_a_claim(app: FastAPI, client: httpx.AsyncClient) -> None:
         "productId": product.id,
         "customerId": ann.id,
         "supplierId": None,
+        "organization": None,
         "messages": [],
         "hasMoreMessages": False,
         "outcome": None,

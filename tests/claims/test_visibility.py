@@ -21,6 +21,7 @@ ENDPOINTS: dict[str, Request] = {
     "status": lambda c, m: ("POST", f"/api/claims/{c}/status", {"status": "in_progress"}),
     "close": lambda c, m: ("POST", f"/api/claims/{c}/close", None),
     "supplier": lambda c, m: ("PUT", f"/api/claims/{c}/supplier", {"supplierId": None}),
+    "organization": lambda c, m: ("PUT", f"/api/claims/{c}/organization", {"organizationId": None}),
     "messages": lambda c, m: ("GET", f"/api/claims/{c}/messages", None),
     "messages, paged": lambda c, m: ("GET", f"/api/claims/{c}/messages?page=1", None),
     "messages, other path": lambda c, m: ("GET", f"/api/claims/messages/{c}", None),

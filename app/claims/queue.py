@@ -1,0 +1,120 @@
+"""An organisation's queue (contract 17.7): the claims routed to it, oldest first, for its members. Two
+statements (rows and total) whatever the page size and the organisation's size, down the queue's partial
+indexes (`ix_claims_organization_created_id`, and `..._status_created_id` with a status)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from sqlalchemy import ColumnElement, Select, func, or_, select, tuple_
+
+from app.api.pagination import KeyKind
+from app.claims.repository import LIST_COLUMNS, after_key, with_list_joins
+from app.core.repository import Repository
+from app.errors import ValidationFailed
+from app.models import Claim, Organization, Product
+
+Assigned = Literal["me", "none", "any"]
+# The queue's orders: `due` (17.8's soonest deadline first) comes with deadlines.
+SORTS = ("created",)
+COMING_SORTS = ("due",)
+# A queue's cursor key: (created_at, id).
+QUEUE_KEY: tuple[KeyKind, KeyKind] = ("datetime", "int")
+
+
+@dataclass(frozen=True)
+class QueueFilter:
+    status: str | None = None
+    assigned: Assigned = "any"
+    agent_id: int | None = None
+    brand: str | None = None
+    q: str | None = None
+
+    def conditions(self, viewer_id: int) -> list[ColumnElement[bool]]:
+        conditions: list[ColumnElement[bool]] = []
+        if self.status is not None:
+            conditions.append(Claim.status == self.status)
+        if self.assigned == "me":
+            conditions.append(Claim.supplier_id == viewer_id)
+        elif self.assigned == "none":
+            conditions.append(Claim.supplier_id.is_(None))
+        if self.agent_id is not None:
+            conditions.append(Claim.supplier_id == self.agent_id)
+        if self.brand is not None:
+            conditions.append(func.lower(Product.brand) == self.brand.lower())
+        if self.q is not None:
+            pattern = f"%{escape_like(self.q.lower())}%"
+            conditions.append(
+                or_(
+                    func.lower(Claim.description).like(pattern, escape="/"),
+                    func.lower(Product.name).like(pattern, escape="/"),
+                )
+            )
+        return conditions
+
+    @property
+    def reads_product(self) -> bool:
+        return self.brand is not None or self.q is not None
+
+
+def escape_like(term: str) -> str:
+    """`term` matched as it is inside a LIKE pattern (escape character `/`), as the product search does."""
+    return term.replace("/", "//").replace("%", "/%").replace("_", "/_")
+
+
+def check_sort(sort: str | None) -> str:
+    """`created` (the default); `due` is refused until deadlines exist (400 VALIDATION_FAILED), anything
+    else is 400 VALIDATION_INVALID_SORT; both name the orders there are."""
+    chosen = "created" if sort is None else sort.strip()
+    if chosen in SORTS:
+        return chosen
+    allowed = ", ".join(SORTS)
+    if chosen in COMING_SORTS:
+        raise ValidationFailed.field(
+            "sort", f"{chosen} needs deadlines, which are not available yet; use {allowed}"
+        )
+    raise ValidationFailed(f"sort must be one of: {allowed}.", code="VALIDATION_INVALID_SORT")
+
+
+def queue_rows(
+    organization_id: int, where: QueueFilter, viewer_id: int, after: tuple[Any, ...] | None = None
+) -> Select[Any]:
+    """The queue's items (the list item, with `supplier_id`), oldest first, ties by id; `after`
+    (created_at, id): the claims after that key."""
+    conditions = [Claim.organization_id == organization_id, *where.conditions(viewer_id)]
+    rows: Select[Any] = with_list_joins(select(*LIST_COLUMNS, Claim.supplier_id)).where(*conditions)
+    if after is not None:
+        rows = rows.where(tuple_(Claim.created_at, Claim.id) > after_key(after))
+    return rows.order_by(Claim.created_at, Claim.id)
+
+
+def queue_total(organization_id: int, where: QueueFilter, viewer_id: int) -> Select[Any]:
+    """How many claims the queue holds under the filters."""
+    count = select(func.count()).select_from(Claim)
+    if where.reads_product:
+        count = count.join(Product, Product.id == Claim.product_id)
+    return count.where(Claim.organization_id == organization_id, *where.conditions(viewer_id))
+
+
+class ClaimQueue(Repository):
+    async def organization_exists(self, organization_id: int) -> bool:
+        found = await self.session.scalar(select(Organization.id).where(Organization.id == organization_id))
+        return found is not None
+
+    async def page(
+        self,
+        organization_id: int,
+        where: QueueFilter,
+        viewer_id: int,
+        *,
+        offset: int,
+        limit: int,
+        after: tuple[Any, ...] | None = None,
+    ) -> tuple[Sequence[Any], int]:
+        """A page of the queue (`queue_rows`) and its total under the filters: two statements."""
+        statement = queue_rows(organization_id, where, viewer_id, after).offset(offset).limit(limit)
+        rows = (await self.session.execute(statement)).all()
+        total = await self.session.scalar(queue_total(organization_id, where, viewer_id))
+        return rows, total or 0
