@@ -20,6 +20,8 @@ from app.access.organizations import (
     not_found,
     require_member,
 )
+from app.changes.dispatch import record
+from app.changes.events import OrganizationAccessEnded, OrganizationRenamed
 from app.core.clock import utc_now
 from app.core.ids import MAX_ID
 from app.errors import Conflict, NotFound, ValidationFailed
@@ -81,14 +83,14 @@ def _is_admin(user: User) -> bool:
 
 async def record_access_ended(session: AsyncSession, organization_id: int, user_ids: Sequence[int]) -> None:
     """These users no longer belong to the organisation (removed, or it was deleted): their access to its
-    claims as their supplier side ends. Where that change will be recorded (app.changes: their open hub
-    streams of those claims end, their cached claim pages go); nothing to record yet."""
+    claims as their supplier side ends at once, open hub streams included (app.changes)."""
+    if user_ids:
+        await record(session, OrganizationAccessEnded(organization_id, tuple(user_ids)))
 
 
 async def record_organization_changed(session: AsyncSession, organization_id: int) -> None:
-    """The organisation was renamed or deleted: claims show `organization: {id, name}` (contract 17.6).
-    Where that change will be recorded (app.changes: the cached claim pages that show it go); nothing to
-    record yet."""
+    """The organisation was renamed or deleted: the cached claim lists that show it go (app.changes)."""
+    await record(session, OrganizationRenamed(organization_id))
 
 
 # --- Organisations (admins; the routes require ROLE_ADMIN)

@@ -15,6 +15,7 @@ from sqlalchemy import func, select
 from app.models import Organization, OrganizationBrand
 from app.models.enums import OrganizationRole
 from app.organizations.repository import OrganizationRepository
+from tests.claims.routed import routed_claim
 from tests.factories.organizations import add_org_member, create_organization
 from tests.factories.users import auth_headers, create_admin, create_supplier
 from tests.helpers import assert_error
@@ -137,3 +138,41 @@ async def test_two_managers_stepping_down_at_once_leave_one_manager(
         await call(app, client, await create_admin(app), "GET", f"{ADMIN_PATH}/{organization.id}/members")
     ).json()
     assert [member["role"] for member in roles["data"]].count("manager") == 1
+
+
+async def test_a_member_removed_over_http_loses_the_organizations_claims_at_once(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    routed = await routed_claim(app, client)
+    agent = auth_headers(app, routed.agent)
+    assert (await client.get(routed.path, headers=agent)).status_code == 200
+    stream = app.state.hub.subscribe(routed.agent.id, [f"claims/{routed.claim_id}/messages"])
+
+    removed = await client.delete(
+        f"/api/organizations/{routed.organization.id}/members/{routed.agent.id}",
+        headers=auth_headers(app, routed.manager),
+    )
+    assert removed.status_code == 204, removed.text
+
+    assert (await client.get(routed.path, headers=agent)).status_code == 404
+    async with asyncio.timeout(5):  # far less than the periodic sweep's interval
+        while not stream.closed:  # noqa: ASYNC110 (the hub wakes the stream's own reader, not a test's)
+            await asyncio.sleep(0.01)
+
+
+async def test_a_renamed_organization_shows_its_new_name_in_cached_claim_lists(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    routed = await routed_claim(app, client)
+    customer = auth_headers(app, routed.customer)
+    [before] = (await client.get("/api/claims", headers=customer)).json()  # cached now
+    renamed = await client.patch(
+        f"/api/admin/organizations/{routed.organization.id}",
+        json={"name": "Renamed Service GmbH"},
+        headers=auth_headers(app, routed.admin),
+    )
+    assert renamed.status_code == 200, renamed.text
+
+    [after] = (await client.get("/api/claims", headers=customer)).json()
+    assert before["organization"]["name"] != "Renamed Service GmbH"
+    assert after["organization"] == {"id": routed.organization.id, "name": "Renamed Service GmbH"}
