@@ -105,11 +105,11 @@ CONSEQUENCES: dict[type[Any], tuple[Consequence[Any], ...]] = {
     InboundAccepted: (Timeline(TimelineKind.INBOUND_ACCEPTED, build.inbound_accepted),),
     InboundIgnored: (Timeline(TimelineKind.INBOUND_IGNORED, build.inbound_ignored),),
     ProductsChanged: (Cache(build.owner_products),),
-    ProductDeleted: (Cache(build.every_page),),
+    ProductDeleted: (Cache(build.every_page),),  # its claims and messages leave every kind of page
     HouseholdAccessChanged: (
         Cache(build.access_pages),
         Hub(lambda _: ACCESS_TOPIC, build.access_news),  # their open streams are re-checked at once
-    ),  # its claims and messages leave every kind of page
+    ),
     OrganizationAccessEnded: (
         Cache(build.access_pages),
         Hub(lambda _: ACCESS_TOPIC, build.access_news),  # their open streams of its claims end at once
