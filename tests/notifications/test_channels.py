@@ -17,7 +17,7 @@ from tests.factories.claims import claim_cast, create_message
 from tests.factories.notifications import notify_message, outbox_rows
 from tests.factories.users import auth_headers
 from tests.helpers import wait_for
-from tests.notifications.gorush import Gorush
+from tests.support.gorush import Gorush
 
 # The mail client's own timeout; the worker's (3 x WARRANTY_SMTP_TIMEOUT = 30 s) is shorter, and still
 # beyond every deadline below.

@@ -19,8 +19,7 @@ from tests.factories.notifications import notify_message, notify_status, outbox_
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_supplier, create_user
 from tests.helpers import assert_error
-from tests.notifications.conftest import APNS_TOPIC
-from tests.notifications.gorush import ANDROID, IOS, Gorush, GorushState, push
+from tests.support.gorush import ANDROID, APNS_TOPIC, IOS, Gorush, GorushState, push
 from tests.support.smtp import Inbox
 
 

@@ -15,7 +15,7 @@ from tests.factories.claims import create_claim
 from tests.factories.notifications import outbox_rows
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_supplier, create_user
-from tests.notifications.gorush import Gorush
+from tests.support.gorush import Gorush
 
 
 async def test_a_message_s_notifications_carry_its_request_id_to_the_gateway_and_the_logs(

@@ -18,6 +18,9 @@ What it models, from gorush's source (router/server.go, notify/notification*.go,
   registration token is not a valid FCM registration token"), `flaky-` a transient failure. Everything
   else is delivered: `delivered` holds what the phone receives (the APNs payload or the FCM message).
 - `hide_token` masks tokens in the logs as gorush's default `log.hide_token: true` does.
+
+The `gorush` fixture runs one for a test, and `pusher` is the service's sender configured for it (both
+registered for every package by tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -26,11 +29,17 @@ import contextlib
 import json
 import socket
 import threading
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import pytest
+
+from app.notifications.push import GorushPush
+
 IOS, ANDROID = 1, 2
+APNS_TOPIC = "com.example.warranty"  # the iOS app's bundle id
 MAX_NOTIFICATIONS = 100
 APNS_MAX_PAYLOAD = 4096
 
@@ -304,3 +313,19 @@ class Gorush:
             for connection in self._open:
                 with contextlib.suppress(OSError):
                     connection.shutdown(socket.SHUT_RDWR)
+
+
+@pytest.fixture
+def gorush() -> Iterator[Gorush]:
+    server = Gorush(APNS_TOPIC)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+async def pusher(gorush: Gorush) -> AsyncIterator[GorushPush]:
+    """The service's gorush sender, configured with the iOS app's bundle id as its APNs topic."""
+    sender = GorushPush(gorush.url, timeout=5, apns_topic=APNS_TOPIC)
+    yield sender
+    await sender.aclose()

@@ -1,6 +1,9 @@
-from __future__ import annotations
+"""Outbox workers on the test app's database, as the entry points assemble them (app.worker_assembly):
+`worker` sends email to the test SMTP server (tests/support/smtp.py) and pushes to the log backend,
+`push_worker` pushes to the test gorush (tests/support/gorush.py). Registered for every package by
+tests/conftest.py."""
 
-from collections.abc import AsyncIterator, Iterator
+from __future__ import annotations
 
 import pytest
 from fastapi import FastAPI
@@ -9,18 +12,7 @@ from app.notifications.email import SmtpSender
 from app.notifications.push import GorushPush
 from app.outbox.worker import OutboxWorker
 from app.worker_assembly import build_worker
-from tests.notifications.gorush import Gorush
 from tests.support.smtp import SMTP_URL, Inbox
-
-APNS_TOPIC = "com.example.warranty"  # the iOS app's bundle id
-
-
-@pytest.fixture
-def gorush() -> Iterator[Gorush]:
-    server = Gorush(APNS_TOPIC)
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture
@@ -30,14 +22,6 @@ def worker(app: FastAPI, inbox: Inbox) -> OutboxWorker:
     return build_worker(
         settings, app.state.sessionmaker, app.state.storage, mailer=SmtpSender(SMTP_URL, timeout=5)
     )
-
-
-@pytest.fixture
-async def pusher(gorush: Gorush) -> AsyncIterator[GorushPush]:
-    """The service's gorush sender, configured with the iOS app's bundle id as its APNs topic."""
-    sender = GorushPush(gorush.url, timeout=5, apns_topic=APNS_TOPIC)
-    yield sender
-    await sender.aclose()
 
 
 @pytest.fixture
