@@ -1,59 +1,43 @@
-"""The outbox worker: outages, backoff, final failure, the admin view and retry, the in-app worker."""
+"""The outbox worker (app.outbox.worker): outages, backoff, final failure and the admin's retry of it, leases,
+unknown kinds, the in-app worker woken by a commit, several workers at once, channels that do not wait for
+each other (contract 16.3), and the request id a delivery carries (contract 14.2)."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import Counter
+from collections.abc import AsyncIterator
 from datetime import timedelta
 
 import httpx
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import update
 
 from app.config import Settings
 from app.core.clock import frozen_time, utc_now
 from app.core.db import create_engine, create_sessionmaker
-from app.models import OutboxItem
 from app.notifications.email import SmtpSender
+from app.notifications.push import GorushPush
+from app.observability.logs import RequestContextFilter
 from app.outbox.worker import OutboxWorker
 from app.worker_assembly import build_worker
-from tests.factories.claims import create_claim, create_message
+from tests.factories.claims import claim_cast, create_claim, create_message
 from tests.factories.notifications import notify_message, outbox_rows
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_admin, create_supplier, create_user
 from tests.helpers import assert_error, wait_for
+from tests.outbox.support import bodies, messages_for
+from tests.support.gorush import Gorush
 from tests.support.ports import free_port
 from tests.support.smtp import SMTP_URL, Inbox
-
-
-async def _messages_for(app: FastAPI, count: int) -> list[int]:
-    """`count` messages from a supplier, each notifying the customer (email and push)."""
-    customer = await create_user(app, email="ann@example.com")
-    supplier = await create_supplier(app)
-    claim = await create_claim(app, await create_product(app, customer), supplier=supplier)
-    ids = []
-    for number in range(count):
-        message = await create_message(app, claim, supplier, body=f"message {number}")
-        await notify_message(app, message, [customer])
-        ids.append(message.id)
-    return ids
-
-
-def _bodies(inbox: Inbox) -> Counter[str]:
-    found: Counter[str] = Counter()
-    for email in inbox.messages:
-        text = email.get_body(preferencelist=("plain",))
-        assert text is not None
-        found.update(line for line in text.get_content().splitlines() if line.startswith("message "))
-    return found
 
 
 async def test_mail_server_down_keeps_rows_pending_then_delivers_each_once(
     app: FastAPI, client: httpx.AsyncClient, worker: OutboxWorker, inbox: Inbox
 ) -> None:
     inbox.stop()
-    await _messages_for(app, 3)
+    await messages_for(app, 3)
     # An API request that enqueues an email is not affected by the outage.
     assert (await client.post("/api/password/forgot", json={"email": "ann@example.com"})).status_code == 202
 
@@ -71,14 +55,14 @@ async def test_mail_server_down_keeps_rows_pending_then_delivers_each_once(
         await worker.run_until_idle()
         await worker.run_until_idle()
 
-    assert _bodies(inbox) == Counter({"message 0": 1, "message 1": 1, "message 2": 1})
+    assert bodies(inbox) == Counter({"message 0": 1, "message 1": 1, "message 2": 1})
     assert len(inbox.to("ann@example.com")) == 4  # and the reset email
     assert {row.status for row in await outbox_rows(app)} == {"done"}
 
 
 async def test_backoff_grows_with_each_attempt(app: FastAPI, worker: OutboxWorker, inbox: Inbox) -> None:
     inbox.stop()
-    await _messages_for(app, 1)
+    await messages_for(app, 1)
     waits = []
     now = utc_now()
     for _ in range(4):
@@ -99,7 +83,7 @@ async def test_failed_after_max_attempts_then_admin_lists_and_retries(
 ) -> None:
     admin = await create_admin(app)
     inbox.stop()
-    await _messages_for(app, 1)
+    await messages_for(app, 1)
     await worker.run_until_idle()
     with frozen_time(utc_now() + timedelta(hours=2)):
         await worker.run_until_idle()
@@ -129,30 +113,10 @@ async def test_failed_after_max_attempts_then_admin_lists_and_retries(
     assert row.id in [item["id"] for item in done.json()["data"]]
 
 
-async def test_admin_notifications_need_an_admin_and_a_known_status(
-    app: FastAPI, client: httpx.AsyncClient
-) -> None:
-    user = await create_user(app)
-    admin = await create_admin(app)
-    assert_error(await client.get("/api/admin/notifications"), 401, "AUTH_REQUIRED")
-    assert_error(
-        await client.get("/api/admin/notifications", headers=auth_headers(app, user)), 403, "FORBIDDEN"
-    )
-    assert_error(
-        await client.post("/api/admin/notifications/1/retry", headers=auth_headers(app, user)),
-        403,
-        "FORBIDDEN",
-    )
-    bad = await client.get("/api/admin/notifications?status=lost", headers=auth_headers(app, admin))
-    assert_error(bad, 400, "VALIDATION_FAILED")
-    missing = await client.post("/api/admin/notifications/999/retry", headers=auth_headers(app, admin))
-    assert_error(missing, 404, "NOT_FOUND")
-
-
 async def test_a_crashed_workers_lease_runs_out_and_the_row_is_delivered(
     app: FastAPI, worker: OutboxWorker, inbox: Inbox
 ) -> None:
-    await _messages_for(app, 1)
+    await messages_for(app, 1)
     claimed = await worker.claim_batch()  # ... and the worker dies before delivering
     assert len(claimed) == 2
     assert await worker.run_until_idle() == 0  # leased: nobody else takes them
@@ -160,7 +124,7 @@ async def test_a_crashed_workers_lease_runs_out_and_the_row_is_delivered(
     with frozen_time(utc_now() + timedelta(hours=1)):
         await worker.run_until_idle()
 
-    assert _bodies(inbox) == Counter({"message 0": 1})
+    assert bodies(inbox) == Counter({"message 0": 1})
     assert {(row.status, row.attempts) for row in await outbox_rows(app)} == {("done", 2)}
 
 
@@ -194,7 +158,7 @@ async def _arrived(inbox: Inbox) -> bool:
 async def test_two_workers_on_postgresql_deliver_each_notification_once(
     app: FastAPI, settings: Settings, inbox: Inbox
 ) -> None:
-    await _messages_for(app, 30)
+    await messages_for(app, 30)
     engines = [create_engine(settings), create_engine(settings)]
     workers = [
         build_worker(
@@ -212,7 +176,7 @@ async def test_two_workers_on_postgresql_deliver_each_notification_once(
             await engine.dispose()
 
     assert sum(counts) == 60  # 30 emails and 30 pushes, shared between the workers
-    assert _bodies(inbox) == Counter({f"message {n}": 1 for n in range(30)})
+    assert bodies(inbox) == Counter({f"message {n}": 1 for n in range(30)})
     assert {(row.status, row.attempts) for row in await outbox_rows(app)} == {("done", 1)}
 
 
@@ -239,7 +203,7 @@ async def test_retries_span_a_day_long_outage_before_failing(
     app: FastAPI, worker: OutboxWorker, inbox: Inbox
 ) -> None:
     inbox.stop()
-    await _messages_for(app, 1)
+    await messages_for(app, 1)
     first_try = utc_now()
     now = first_try
     while True:
@@ -255,41 +219,107 @@ async def test_retries_span_a_day_long_outage_before_failing(
     assert row.attempts > 8
 
 
-@pytest.mark.settings(outbox_retry_hours=0.00025)  # 0.9 s: the second attempt comes after it
-async def test_bulk_retry_puts_every_failed_notification_of_a_kind_back(
-    app: FastAPI, client: httpx.AsyncClient, worker: OutboxWorker, inbox: Inbox
+# The mail client's own timeout; the worker's (3 x WARRANTY_SMTP_TIMEOUT = 30 s) is shorter, and still
+# beyond every deadline below.
+HANG = 120.0
+
+
+@pytest.fixture
+async def silent_smtp() -> AsyncIterator[str]:
+    """Accepts TCP connections and never says a word (no greeting, no answer)."""
+    held: list[asyncio.StreamWriter] = []
+
+    async def hold(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        held.append(writer)
+
+    server = await asyncio.start_server(hold, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    yield f"smtp://127.0.0.1:{port}"
+    for writer in held:
+        writer.close()
+    server.close()
+
+
+async def test_a_silent_mail_server_does_not_delay_pushes(
+    app: FastAPI, client: httpx.AsyncClient, gorush: Gorush, pusher: GorushPush, silent_smtp: str
 ) -> None:
-    admin = auth_headers(app, await create_admin(app))
-    inbox.stop()
-    await _messages_for(app, 3)  # three emails and three pushes (the log backend delivers the pushes)
-    async with app.state.sessionmaker() as session, session.begin():  # and three failed pushes
-        await session.execute(
-            update(OutboxItem).where(OutboxItem.kind == "push.claim_message").values(status="failed")
-        )
-    await worker.run_until_idle()
-    with frozen_time(utc_now() + timedelta(hours=2)):
-        await worker.run_until_idle()
-    assert {row.status for row in await outbox_rows(app)} == {"failed"}
-
-    assert_error(
-        await client.post("/api/admin/notifications/retry", json={"status": "pending"}, headers=admin),
-        400,
-        "VALIDATION_FAILED",
+    cast = await claim_cast(app)
+    customer = auth_headers(app, cast.customer)
+    await client.post("/api/device-tokens", json={"token": "ann-phone", "platform": "ios"}, headers=customer)
+    worker = build_worker(
+        app.state.settings,
+        app.state.sessionmaker,
+        app.state.storage,
+        mailer=SmtpSender(silent_smtp, timeout=HANG),
+        pusher=pusher,
     )
-    emails = await client.post(
-        "/api/admin/notifications/retry",
-        json={"status": "failed", "kind": "email.claim_message"},
-        headers=admin,
-    )
-    assert emails.status_code == 202 and emails.json() == {"count": 3}
-    assert [row.status for row in await outbox_rows(app, "push.claim_message")] == ["failed"] * 3
+    running = asyncio.create_task(worker.run_forever())
+    try:
+        first = await create_message(app, cast.claim, cast.supplier, body="first")
+        await notify_message(app, first, [cast.customer])
+        worker.wake()
+        await wait_for(lambda: _pushes(gorush, 1), within=20)
 
-    inbox.start()
-    await worker.run_until_idle()
-    assert _bodies(inbox) == Counter({"message 0": 1, "message 1": 1, "message 2": 1})
-    everything = await client.post("/api/admin/notifications/retry", json={"status": "failed"}, headers=admin)
-    assert everything.status_code == 202 and everything.json() == {"count": 3}
-    await worker.run_until_idle()
-    assert {row.status for row in await outbox_rows(app)} == {"done"}
-    none_left = await client.post("/api/admin/notifications/retry", json={"status": "failed"}, headers=admin)
-    assert none_left.json() == {"count": 0}
+        async def email_in_flight() -> bool:
+            [email] = await outbox_rows(app, "email.claim_message")
+            return email.attempts == 1 and email.locked_until is not None and email.status == "pending"
+
+        await wait_for(email_in_flight, within=20)
+
+        # While that email hangs, later notifications go out: pushes, and other emails are claimed too.
+        for number in range(3):
+            later = await create_message(app, cast.claim, cast.supplier, body=f"later {number}")
+            await notify_message(app, later, [cast.customer])
+            worker.wake()
+        await wait_for(lambda: _pushes(gorush, 4), within=20)
+        emails = await outbox_rows(app, "email.claim_message")
+        assert all(email.status == "pending" for email in emails)  # still hanging, not delivered
+        await wait_for(lambda: _claimed(app, 4), within=20)
+    finally:
+        worker.stop()
+        running.cancel()
+        await asyncio.gather(running, return_exceptions=True)
+
+
+async def _pushes(gorush: Gorush, count: int) -> bool:
+    return len(gorush.requests) >= count
+
+
+async def _claimed(app: FastAPI, count: int) -> bool:
+    """`count` emails are being sent at once (each attempted, none done)."""
+    emails = await outbox_rows(app, "email.claim_message")
+    return sum(1 for email in emails if email.attempts == 1 and email.status == "pending") >= count
+
+
+async def test_a_message_s_notifications_carry_its_request_id_to_the_gateway_and_the_logs(
+    app: FastAPI,
+    client: httpx.AsyncClient,
+    gorush: Gorush,
+    push_worker: OutboxWorker,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    customer, supplier = await create_user(app), await create_supplier(app)
+    claim = await create_claim(app, await create_product(app, customer), supplier=supplier)
+    device = {"token": "ios-1", "platform": "ios"}
+    assert (
+        await client.post("/api/device-tokens", json=device, headers=auth_headers(app, customer))
+    ).is_success
+
+    posted = await client.post(
+        f"/api/claims/{claim.id}/messages",
+        json={"message": "The part is on its way"},
+        headers={**auth_headers(app, supplier), "X-Request-ID": "req-part-shipped"},
+    )
+    assert posted.status_code == 201
+    rows = await outbox_rows(app)
+    assert {row.kind for row in rows} >= {"push.claim_message", "email.claim_message"}
+    assert {row.request_id for row in rows} == {"req-part-shipped"}
+
+    caplog.handler.addFilter(RequestContextFilter())
+    with caplog.at_level(logging.WARNING, logger="app.outbox.worker"):
+        await push_worker.run_until_idle()  # no mail server runs: the email fails and is logged
+
+    [push] = [request for request in gorush.requests if request["path"] == "/api/push"]
+    assert push["request_id"] == "req-part-shipped"
+    [failed] = [record for record in caplog.records if "email.claim_message" in record.getMessage()]
+    assert failed.request_id == "req-part-shipped"  # type: ignore[attr-defined]
