@@ -7,8 +7,7 @@ import pytest
 
 from app.realtime.publishing import messages_topic
 from tests.factories.users import DEFAULT_PASSWORD
-from tests.realtime.support import LiveServer, subscribe
-from tests.realtime.test_router import scene
+from tests.realtime.support import LiveServer, scene, subscribe
 
 
 @pytest.mark.settings(sse_reauthorize_interval=0.2)

@@ -11,8 +11,7 @@ import pytest
 from app.realtime.publishing import messages_topic
 from tests.factories.realtime import new_message, publish_event
 from tests.helpers import assert_error, wait_for
-from tests.realtime.support import HUB, LiveServer, subscribe
-from tests.realtime.test_router import scene
+from tests.realtime.support import HUB, LiveServer, scene, subscribe
 
 ORIGIN = "http://app.example"
 

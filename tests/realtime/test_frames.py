@@ -18,9 +18,8 @@ from app.realtime.topics import MAX_TOPICS
 from tests.conftest import SettingsFactory, _empty_all_tables
 from tests.factories.realtime import new_message, publish_event
 from tests.helpers import assert_error
-from tests.realtime.support import HUB, LiveServer, live_server, subscribe
+from tests.realtime.support import HUB, LiveServer, live_server, scene, subscribe, token_for
 from tests.realtime.test_browser import browser_subscribed
-from tests.realtime.test_router import scene, token_for
 
 # Everything a splitlines-based writer breaks a line on, the other controls, and text around them.
 HOSTILE = (

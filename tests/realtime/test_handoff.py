@@ -11,8 +11,7 @@ import httpx
 import pytest
 
 from app.realtime.publishing import messages_topic, status_topic
-from tests.realtime.support import HUB, LiveServer, subscribe
-from tests.realtime.test_router import scene, token_for
+from tests.realtime.support import HUB, LiveServer, scene, subscribe, token_for
 
 LINK = re.compile(r'<([^>]+)>;\s*rel="mercure";\s*last-event-id="([^"]+)",\s*<([^>]+)>;\s*rel="self"')
 READS = ("/api/claims/{id}/messages", "/api/claims/messages/{id}", "/api/claims/{id}")

@@ -4,13 +4,7 @@ its connection."""
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import subprocess
-import sys
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
-from pathlib import Path
 
 import httpx
 import pytest
@@ -18,66 +12,11 @@ from sqlalchemy import text
 
 from app.realtime.backends.postgres import PostgresBackend
 from app.realtime.publishing import messages_topic
-from tests.conftest import TEST_SECRET
 from tests.factories.realtime import new_message, publish_event
 from tests.helpers import HUB_READER, count_queries, wait_for
-from tests.realtime.support import LiveServer, subscribe
-from tests.realtime.test_router import scene
-from tests.support.ports import free_port
+from tests.realtime.support import LiveServer, Process, scene, subscribe
 
 pytestmark = pytest.mark.postgres_only
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@dataclass
-class Process:
-    url: str
-    popen: subprocess.Popen[bytes]
-
-
-@pytest.fixture
-def second_process(database_url: str, tmp_path: Path) -> Iterator[Process]:
-    """`python -m uvicorn app.main:app` in its own process, on the same database."""
-    port = free_port()
-    env = {
-        **os.environ,
-        "WARRANTY_ENV": "test",
-        "WARRANTY_DATABASE_URL": database_url,
-        "WARRANTY_SECRET_KEY": TEST_SECRET,
-        "WARRANTY_DATA_DIR": str(tmp_path / "second"),
-        "WARRANTY_RUN_WORKER": "false",
-        "WARRANTY_SSE_HEARTBEAT": "1",
-    }
-    command = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port)]
-    log = (tmp_path / "second.log").open("wb")
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        yield Process(f"http://127.0.0.1:{port}", process)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-            raise AssertionError("the second server did not stop on SIGTERM with a stream open") from None
-        finally:
-            log.close()
-
-
-@pytest.fixture
-async def second(second_process: Process) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(base_url=second_process.url, timeout=10) as client:
-
-        async def healthy() -> bool:
-            try:
-                return (await client.get("/health")).status_code == 200
-            except httpx.TransportError:
-                return False
-
-        await wait_for(healthy, within=30, interval=0.1)
-        yield client
 
 
 async def test_an_event_committed_in_one_process_reaches_the_other(

@@ -2,41 +2,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass
 
 import httpx
 import pytest
-from fastapi import FastAPI
 from sqlalchemy import update
 
-from app.core.security import create_access_token
-from app.models import Claim, User
+from app.models import Claim
 from app.realtime.publishing import messages_topic, status_topic
-from tests.factories.claims import create_claim
-from tests.factories.products import create_product
 from tests.factories.realtime import new_message, publish_event
-from tests.factories.users import DEFAULT_PASSWORD, create_supplier, create_user
+from tests.factories.users import DEFAULT_PASSWORD, create_user
 from tests.helpers import assert_error, count_queries, wait_for
-from tests.realtime.support import HUB, LiveServer, subscribe
-
-
-def token_for(app: FastAPI, user: User) -> str:
-    return create_access_token(app.state.settings, user.id, list(user.roles))
-
-
-@dataclass
-class Scene:
-    customer: User
-    supplier: User
-    claim: Claim
-    token: str
-
-
-async def scene(app: FastAPI) -> Scene:
-    customer = await create_user(app)
-    supplier = await create_supplier(app)
-    claim = await create_claim(app, await create_product(app, customer), supplier=supplier)
-    return Scene(customer, supplier, claim, token_for(app, customer))
+from tests.realtime.support import HUB, LiveServer, scene, subscribe, token_for
 
 
 async def test_stream_delivers_stored_payloads_with_ids(live: LiveServer, http: httpx.AsyncClient) -> None:
