@@ -1,5 +1,6 @@
-"""Migrations: up to head, down to base and up again on a database of their own; and the models and the
-migrations describe the same schema; replicas that start together migrate once."""
+"""The migrations (app/migrations: env.py and every revision under versions/): up to head, down to base and
+up again on a database of their own; the models and the migrations describe the same schema; replicas that
+start together migrate once; a SQLite table rebuilt by a revision keeps its rows and foreign keys."""
 
 from __future__ import annotations
 
@@ -91,3 +92,33 @@ async def _until_waiting_for_the_lock(connection: AsyncConnection, count: int) -
             if (await connection.execute(waiting)).scalar_one() >= count:
                 return
             await asyncio.sleep(0.05)
+
+
+async def test_the_migration_keeps_rows_and_foreign_keys(tmp_path: Path, is_postgres: bool) -> None:
+    if is_postgres:
+        pytest.skip("the rebuild is SQLite's")
+    url = f"sqlite+aiosqlite:///{tmp_path / 'old.db'}"
+    await asyncio.to_thread(upgrade, url, "0002")
+    engine = create_async_engine(url)
+    user_columns = "email, name, password_hash, roles, notifications_enabled, email_notifications_enabled"
+    async with engine.begin() as connection:
+        await connection.exec_driver_sql(
+            f"INSERT INTO users (id, {user_columns}, updated_at, created_at) "
+            "VALUES (7, 'a@example.com', 'A', 'x', '[]', 1, 1, '2026-01-01', '2026-01-01')"
+        )
+        await connection.exec_driver_sql(
+            "INSERT INTO device_tokens (user_id, token, platform, created_at) "
+            "VALUES (7, 't', 'ios', '2026-01-01')"
+        )
+    await asyncio.to_thread(upgrade, url)
+    async with engine.begin() as connection:
+        await connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+        assert (await connection.exec_driver_sql("SELECT count(*) FROM device_tokens")).scalar() == 1
+        await connection.exec_driver_sql("DELETE FROM users WHERE id = 7")
+        assert (await connection.exec_driver_sql("SELECT count(*) FROM device_tokens")).scalar() == 0
+        await connection.exec_driver_sql(
+            f"INSERT INTO users ({user_columns}, updated_at, created_at) "
+            "VALUES ('b@example.com', 'B', 'x', '[]', 1, 1, '2026-01-01', '2026-01-01')"
+        )
+        assert (await connection.exec_driver_sql("SELECT max(id) FROM users")).scalar() == 8
+    await engine.dispose()
