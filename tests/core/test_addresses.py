@@ -1,4 +1,5 @@
-"""Which addresses a webhook may reach: every address a host resolves to must be public."""
+"""Where a request the service makes may go (app.core.addresses): every address a host resolves to must be
+public, the URL http(s) with a host, and the request connects to the address that was checked."""
 
 from __future__ import annotations
 
@@ -7,7 +8,16 @@ import ipaddress
 import httpx
 import pytest
 
-from app.core.addresses import Refused, check, check_addresses, is_public, resolve
+from app.core.addresses import (
+    MAX_URL_LENGTH,
+    Refused,
+    Target,
+    check,
+    check_addresses,
+    is_public,
+    request_to,
+    resolve,
+)
 
 PUBLIC = ["8.8.8.8", "203.0.114.7", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808"]
 NOT_PUBLIC = [
@@ -70,3 +80,44 @@ async def test_localhost_resolves_to_loopback_and_is_refused() -> None:
 async def test_only_http_urls_with_a_host(url: str) -> None:
     with pytest.raises(Refused):
         await check(url, allow_private=True)
+
+
+def test_a_host_that_resolves_to_nothing_is_refused_even_when_private_ones_are_allowed() -> None:
+    with pytest.raises(Refused, match="does not resolve to any address"):
+        check_addresses([], allow_private=True)
+
+
+async def test_a_url_longer_than_the_limit_is_refused_before_anything_else() -> None:
+    longest = "http://8.8.8.8/" + "a" * (MAX_URL_LENGTH - len("http://8.8.8.8/"))
+    assert (await check(longest, allow_private=False)).url == httpx.URL(longest)
+    with pytest.raises(Refused, match=f"at most {MAX_URL_LENGTH} characters"):
+        await check(longest + "a", allow_private=False)
+
+
+async def test_an_address_in_the_url_is_checked_as_it_is_without_a_lookup() -> None:
+    target = await check("https://[2606:4700:4700::1111]:8443/hook", allow_private=False)
+    assert target == Target(
+        httpx.URL("https://[2606:4700:4700::1111]:8443/hook"),
+        (ipaddress.ip_address("2606:4700:4700::1111"),),
+    )
+    private = await check("http://10.0.0.7/hook", allow_private=True)  # allowed: the labs' setting
+    assert private.addresses == (ipaddress.ip_address("10.0.0.7"),)
+
+
+async def test_a_request_connects_to_the_checked_address_and_names_the_host() -> None:
+    url = httpx.URL("https://hooks.example.com:8443/services/x?y=1")
+    async with httpx.AsyncClient() as client:
+        request = request_to(
+            client, "POST", url, ipaddress.ip_address("203.0.114.7"), {"X-Test": "1"}, content=b"{}"
+        )
+        to_v6 = request_to(client, "GET", url, ipaddress.ip_address("2606:4700:4700::1111"), {})
+        by_address = request_to(
+            client, "GET", httpx.URL("https://203.0.114.7/x"), ipaddress.ip_address("203.0.114.7"), {}
+        )
+
+    assert request.method == "POST" and request.content == b"{}"
+    assert str(request.url) == "https://203.0.114.7:8443/services/x?y=1"
+    assert request.headers["Host"] == "hooks.example.com:8443" and request.headers["X-Test"] == "1"
+    assert request.extensions["sni_hostname"] == "hooks.example.com"  # TLS and its certificate: the name
+    assert to_v6.url.host == "2606:4700:4700::1111" and to_v6.headers["Host"] == "hooks.example.com:8443"
+    assert "sni_hostname" not in by_address.extensions  # no name to send: the address is the host
