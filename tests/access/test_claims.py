@@ -1,5 +1,6 @@
-"""Who may see a claim: its customer, its assigned supplier and admins. Anyone else gets the same 404 on
-every endpoint of the claim as for a claim that does not exist."""
+"""Who may see a claim (app.access.claims): its customer, its assigned supplier and admins. Anyone else gets
+the same 404 on every endpoint of the claim as for a claim that does not exist; the statements, the rule
+for loaded parties and a user's roles in a claim agree with each other."""
 
 from __future__ import annotations
 
@@ -9,9 +10,24 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
+from sqlalchemy import Select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from tests.factories.claims import Cast, claim_cast, create_message
+from app.access.claims import (
+    ADMIN,
+    CUSTOMER,
+    SUPPLIER,
+    claim_roles,
+    is_participant,
+    may_see,
+    participating_claims,
+    visible_claims,
+)
+from app.models import Claim, User
+from tests.factories.claims import Cast, claim_cast, create_claim, create_message
+from tests.factories.products import create_product
 from tests.factories.users import auth_headers
+from tests.helpers import assert_error
 from tests.support.pdf import PDF_BYTES
 
 Request = Callable[[int, int], tuple[str, str, dict[str, Any] | None]]
@@ -117,3 +133,65 @@ async def test_ids_out_of_range_are_not_found(app: FastAPI, client: httpx.AsyncC
     for endpoint in ("one message", "attachment"):
         response = await _call(client, ENDPOINTS[endpoint](cast.claim.id, int(bad_id)), headers)
         assert response.status_code == 404, response.text
+
+
+async def test_missing_claims_are_404(app: FastAPI, client: httpx.AsyncClient) -> None:
+    cast = await claim_cast(app)
+    headers = auth_headers(app, cast.admin)
+    for claim_id in (999_999, 2**40):
+        assert_error(
+            await client.post(f"/api/claims/{claim_id}/status", json={"status": "closed"}, headers=headers),
+            404,
+            "NOT_FOUND",
+        )
+        assert_error(await client.post(f"/api/claims/{claim_id}/close", headers=headers), 404, "NOT_FOUND")
+
+
+PEOPLE = ("customer", "supplier", "admin", "outsider", "other_supplier")
+
+
+async def _ids(session: AsyncSession, statement: Select[Claim]) -> set[int]:
+    return set(await session.scalars(statement.with_only_columns(Claim.id)))
+
+
+async def test_the_statements_and_the_loaded_rule_agree(
+    app: FastAPI, sessionmaker: async_sessionmaker[AsyncSession]
+) -> None:
+    """`visible_claims` selects what `may_see` allows, for every kind of user; `participating_claims` only
+    what the user takes part in, an admin's own claims included and no one else's."""
+    cast = await claim_cast(app)
+    unassigned = await create_claim(app, await create_product(app, cast.outsider))
+    admins_own = await create_claim(app, await create_product(app, cast.admin), supplier=cast.other_supplier)
+    claims = (cast.claim, unassigned, admins_own)
+    everyone = {claim.id for claim in claims}
+
+    async with sessionmaker() as session:
+        visible = {who: await _ids(session, visible_claims(getattr(cast, who))) for who in PEOPLE}
+        taking_part = {who: await _ids(session, participating_claims(getattr(cast, who))) for who in PEOPLE}
+
+    assert visible == {
+        "customer": {cast.claim.id},
+        "supplier": {cast.claim.id},
+        "admin": everyone,
+        "outsider": {unassigned.id},
+        "other_supplier": {admins_own.id},
+    }
+    assert taking_part == visible | {"admin": {admins_own.id}}
+    for who, seen in visible.items():
+        user = getattr(cast, who)
+        for claim in claims:
+            assert may_see(user, claim.customer_id, claim.supplier_id) is (claim.id in seen), (who, claim.id)
+            assert is_participant(user, claim) is (claim.id in taking_part[who]), (who, claim.id)
+
+
+def test_a_user_may_be_several_things_to_one_claim() -> None:
+    claim = Claim(id=1, product_id=1, customer_id=10, supplier_id=20, status="open", description="x")
+
+    def user(user_id: int, *roles: str) -> User:
+        return User(id=user_id, email=f"u{user_id}@example.com", name="U", password_hash="x", roles=[*roles])
+
+    assert claim_roles(user(10, "ROLE_USER"), claim) == {CUSTOMER}
+    assert claim_roles(user(20, "ROLE_SUPPLIER"), claim) == {SUPPLIER}
+    assert claim_roles(user(10, "ROLE_ADMIN"), claim) == {CUSTOMER, ADMIN}
+    assert claim_roles(user(30, "ROLE_ADMIN"), claim) == {ADMIN}
+    assert claim_roles(user(30, "ROLE_SUPPLIER"), claim) == set()

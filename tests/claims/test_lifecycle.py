@@ -103,18 +103,6 @@ async def test_unknown_status_is_400(app: FastAPI, client: httpx.AsyncClient, st
     assert "status" in assert_error(response, 400, "VALIDATION_FAILED")["details"]["fields"]
 
 
-async def test_missing_claims_are_404(app: FastAPI, client: httpx.AsyncClient) -> None:
-    cast = await claim_cast(app)
-    headers = auth_headers(app, cast.admin)
-    for claim_id in (999_999, 2**40):
-        assert_error(
-            await client.post(f"/api/claims/{claim_id}/status", json={"status": "closed"}, headers=headers),
-            404,
-            "NOT_FOUND",
-        )
-        assert_error(await client.post(f"/api/claims/{claim_id}/close", headers=headers), 404, "NOT_FOUND")
-
-
 async def _move(
     app: FastAPI, client: httpx.AsyncClient, cast: Cast, actor: str, target: str
 ) -> httpx.Response:
