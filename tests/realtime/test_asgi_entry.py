@@ -1,14 +1,16 @@
-"""The hub's HTTP edge (app.realtime.asgi_entry), which answers ahead of the API's middleware: the request
-id, CORS, the error body, disconnects, and the route's place in the OpenAPI document."""
+"""The hub's HTTP edge (app.realtime.asgi_entry), which answers ahead of the API's middleware: the stream's
+headers and replay, the request id, CORS, the error body, the 429 over the per-user cap, disconnects, and
+no database connection held while streaming."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 
 import httpx
 import pytest
 
-from app.realtime.publishing import messages_topic
+from app.realtime.publishing import messages_topic, status_topic
 from tests.factories.realtime import new_message, publish_event
 from tests.helpers import assert_error, wait_for
 from tests.realtime.support import HUB, LiveServer, scene, subscribe
@@ -78,24 +80,6 @@ async def test_a_client_that_goes_away_is_unsubscribed(live: LiveServer, http: h
     await publish_event(live.app, messages_topic(s.claim.id), new_message(s.claim.id, 1))
 
 
-async def test_heartbeats_go_on_while_nothing_happens(live: LiveServer, http: httpx.AsyncClient) -> None:
-    s = await scene(live.app)
-    async with subscribe(http, messages_topic(s.claim.id), token=s.token) as stream:
-        for _ in range(3):
-            message = await stream.next()
-            assert message is not None and message.comments == ["heartbeat"]
-        sent = await publish_event(live.app, messages_topic(s.claim.id), new_message(s.claim.id, 1))
-        assert await stream.events(1) == [sent]
-        message = await stream.next()
-        assert message is not None and message.comments == ["heartbeat"]
-
-
-async def test_other_methods_are_405(live: LiveServer, http: httpx.AsyncClient) -> None:
-    response = await http.post(HUB, params={"topic": "claims/1/messages"})
-    assert_error(response, 405, "METHOD_NOT_ALLOWED")
-    assert response.headers["x-request-id"]
-
-
 async def test_an_unexpected_error_is_a_500_with_the_request_id(
     live: LiveServer, http: httpx.AsyncClient
 ) -> None:
@@ -115,10 +99,88 @@ async def test_an_unexpected_error_is_a_500_with_the_request_id(
     assert response.headers["x-request-id"] == "boom-1"
 
 
-async def test_the_openapi_document_describes_the_hub(http: httpx.AsyncClient) -> None:
-    operation = (await http.get("/api/openapi.json")).json()["paths"][HUB]["get"]
-    assert "Server-Sent Events" in operation["summary"] + operation["description"]
-    names = {parameter["name"] for parameter in operation["parameters"]}
-    assert names == {"topic", "lastEventID", "Last-Event-ID"}  # the query token is a security scheme
-    assert "text/event-stream" in operation["responses"]["200"]["content"]
-    assert {"400", "401", "403", "429"} <= set(operation["responses"])
+async def test_stream_delivers_stored_payloads_with_ids(live: LiveServer, http: httpx.AsyncClient) -> None:
+    s = await scene(live.app)
+    before, _ = await publish_event(live.app, messages_topic(s.claim.id), new_message(s.claim.id, 1))
+
+    async with subscribe(http, messages_topic(s.claim.id), status_topic(s.claim.id), token=s.token) as stream:
+        headers = stream.response.headers
+        assert headers["content-type"].startswith("text/event-stream")
+        assert headers["cache-control"] == "no-cache"
+        assert headers["x-accel-buffering"] == "no"
+        assert headers["last-event-id"] == str(before)
+        first = await publish_event(live.app, messages_topic(s.claim.id), new_message(s.claim.id, 2, "Hi ✓"))
+        status = {
+            "type": "status_update",
+            "claimId": s.claim.id,
+            "status": "in_progress",
+            "updatedAt": "2026-01-15T10:00:00Z",
+        }
+        second = await publish_event(live.app, status_topic(s.claim.id), status)
+
+        assert await stream.events(2) == [first, second]
+    assert json.loads(second[1]) == status
+
+
+async def test_an_open_stream_holds_no_database_connection(live: LiveServer, http: httpx.AsyncClient) -> None:
+    s = await scene(live.app)
+    pool = live.app.state.engine.pool
+    async with subscribe(http, messages_topic(s.claim.id), token=s.token) as stream:
+        assert await stream.next() is not None  # a heartbeat: the route is long done
+        await wait_for(lambda: asyncio.sleep(0, pool.checkedout() == 0))
+        assert live.app.state.hub.subscriber_count == 1
+
+
+async def test_reconnect_with_last_event_id_gets_exactly_the_missed_events(
+    live: LiveServer, http: httpx.AsyncClient
+) -> None:
+    s = await scene(live.app)
+    topic = messages_topic(s.claim.id)
+    async with subscribe(http, topic, token=s.token) as stream:
+        seen = [await publish_event(live.app, topic, new_message(s.claim.id, 1))]
+        assert await stream.events(1) == seen
+    missed = [await publish_event(live.app, topic, new_message(s.claim.id, n)) for n in (2, 3)]
+    await publish_event(live.app, status_topic(s.claim.id), {"type": "status_update"})  # not subscribed
+
+    async with subscribe(http, topic, token=s.token, headers={"Last-Event-ID": str(seen[0][0])}) as stream:
+        live_one = await publish_event(live.app, topic, new_message(s.claim.id, 4))
+        assert await stream.events(3) == [*missed, live_one]
+        next_one = await publish_event(live.app, topic, new_message(s.claim.id, 5))
+        assert await stream.events(1) == [next_one]  # the next is the new one: no duplicate
+
+    # The query parameter works the same when there is no header.
+    async with subscribe(http, topic, token=s.token, params=[("lastEventID", str(missed[1][0]))]) as stream:
+        assert (await stream.events(1))[0][0] == live_one[0]
+
+
+@pytest.mark.settings(cors_origins="http://app.example")
+async def test_cors_headers_with_credentials_on_the_stream(live: LiveServer, http: httpx.AsyncClient) -> None:
+    s = await scene(live.app)
+    async with subscribe(
+        http, messages_topic(s.claim.id), token=s.token, headers={"Origin": "http://app.example"}
+    ) as stream:
+        assert stream.response.headers["access-control-allow-origin"] == "http://app.example"
+        assert stream.response.headers["access-control-allow-credentials"] == "true"
+        assert "last-event-id" in stream.response.headers["access-control-expose-headers"].lower()
+
+
+@pytest.mark.settings(sse_max_streams_per_user=1)
+async def test_streams_per_user_are_capped(live: LiveServer, http: httpx.AsyncClient) -> None:
+    s = await scene(live.app)
+    topic = messages_topic(s.claim.id)
+    async with subscribe(http, topic, token=s.token):
+        response = await http.get(
+            HUB, params={"topic": topic}, headers={"Authorization": f"Bearer {s.token}"}
+        )
+        assert_error(response, 429, "RATE_LIMITED")
+        assert int(response.headers["retry-after"]) >= 1
+
+    # Once closed, the slot is free again.
+
+    async def reopened() -> bool:
+        async with http.stream(
+            "GET", HUB, params={"topic": topic}, headers={"Authorization": f"Bearer {s.token}"}
+        ) as r:
+            return r.status_code == 200
+
+    await wait_for(reopened)
