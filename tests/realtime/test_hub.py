@@ -10,7 +10,8 @@ import re
 import httpx
 import pytest
 
-from app.realtime.publishing import messages_topic
+from app.realtime.hub import Hub, HubClosed, TooManyStreams, frame
+from app.realtime.publishing import StoredEvent, messages_topic
 from tests.conftest import SettingsFactory
 from tests.factories.realtime import new_message, publish_event
 from tests.realtime.support import LiveServer, scene, subscribe, token_for
@@ -123,3 +124,103 @@ async def test_a_subscriber_that_stops_reading_is_cut_off_while_others_keep_rece
     last = got[-1].id
     async with subscribe(http, topic, token=s.token, headers={"Last-Event-ID": str(last)}) as resumed:
         assert await resumed.events(count - len(got), within=30) == sent[len(got) :]
+
+
+MESSAGES, STATUS = "claims/1/messages", "claims/1/status"
+
+
+def event(event_id: int, topic: str = MESSAGES, payload: str = "{}") -> StoredEvent:
+    return StoredEvent(event_id, topic, payload)
+
+
+async def test_a_frame_is_an_id_line_and_one_data_line_with_line_breaks_and_controls_escaped() -> None:
+    payload = '{"text":"a\nb\rc\u2028d\x85e\x1bf ✓"}'
+    assert frame(event(7, payload=payload)) == (
+        'id: 7\ndata: {"text":"a\\u000ab\\u000dc\\u2028d\\u0085e\\u001bf ✓"}\n\n'.encode()
+    )
+
+
+async def test_deliver_queues_each_event_once_for_the_subscribers_of_its_topic() -> None:
+    hub = Hub(queue_size=8, max_streams_per_user=5)
+    messages = hub.subscribe(1, [MESSAGES])
+    both = hub.subscribe(2, [MESSAGES, STATUS])
+    status = hub.subscribe(3, [STATUS])
+    waiter = asyncio.get_running_loop().create_future()
+    messages.waiter = waiter
+
+    hub.deliver([event(1), event(2, STATUS), event(3, "claims/9/messages")])
+
+    assert [event_id for event_id, _ in messages.pending] == [1]
+    assert [event_id for event_id, _ in both.pending] == [1, 2]
+    assert [event_id for event_id, _ in status.pending] == [2]
+    assert messages.pending[0][1] is both.pending[0][1] == frame(event(1))  # serialized once
+    assert waiter.done()  # a waiting stream is woken
+
+
+async def test_take_joins_the_waiting_frames_after_a_replay_and_without_the_skipped_ones() -> None:
+    hub = Hub(queue_size=8, max_streams_per_user=5)
+    subscriber = hub.subscribe(1, [MESSAGES])
+    subscriber.skip = {3}
+    hub.deliver([event(n) for n in (1, 2, 3, 4)])
+
+    assert subscriber.take(after=1) == frame(event(2)) + frame(event(4))
+    assert subscriber.pending == [] and subscriber.take(after=0) == b""
+
+
+async def test_a_user_holds_at_most_the_cap_of_streams_and_a_closed_one_frees_its_slot() -> None:
+    hub = Hub(queue_size=8, max_streams_per_user=2)
+    first = hub.subscribe(1, [MESSAGES])
+    hub.subscribe(1, [STATUS])
+    with pytest.raises(TooManyStreams):
+        hub.subscribe(1, [MESSAGES])
+    hub.subscribe(2, [MESSAGES])  # another user's streams are counted apart
+
+    hub.unsubscribe(first)
+    hub.unsubscribe(first)  # again: nothing more is freed
+    hub.subscribe(1, [MESSAGES])
+    with pytest.raises(TooManyStreams):
+        hub.subscribe(1, [MESSAGES])
+    assert hub.subscriber_count == 3
+
+    hub.deliver([event(1)])
+    assert first.pending == []  # unsubscribed: nothing queued for it any more
+
+
+async def test_revoking_drops_topics_and_ends_the_stream_once_none_is_left() -> None:
+    hub = Hub(queue_size=8, max_streams_per_user=5)
+    subscriber = hub.subscribe(1, [MESSAGES, STATUS])
+
+    hub.revoke(subscriber, {STATUS})
+    hub.deliver([event(1, STATUS)])
+    assert subscriber.topics == (MESSAGES,) and subscriber.pending == [] and not subscriber.closed
+
+    hub.revoke(subscriber, {MESSAGES})
+    assert subscriber.closed and subscriber.reason == "access"
+    assert hub.subscriber_count == 0
+
+
+async def test_a_full_queue_drops_its_subscriber_and_the_others_still_receive() -> None:
+    hub = Hub(queue_size=2, max_streams_per_user=5)
+    slow = hub.subscribe(1, [MESSAGES])
+    fast = hub.subscribe(2, [MESSAGES])
+    hub.deliver([event(1), event(2)])
+    fast.take(after=0)
+
+    hub.deliver([event(3)])
+
+    assert slow.closed and slow.reason == "overflow"
+    assert [event_id for event_id, _ in fast.pending] == [3] and not fast.closed
+    assert hub.subscriber_count == 1
+
+
+async def test_closing_the_hub_ends_every_stream_and_refuses_new_ones() -> None:
+    hub = Hub(queue_size=8, max_streams_per_user=5)
+    subscribers = [hub.subscribe(user_id, [MESSAGES]) for user_id in (1, 2)]
+    subscribers[1].disconnected()
+
+    hub.close()
+
+    assert [(s.closed, s.reason) for s in subscribers] == [(True, "shutdown"), (True, "disconnect")]
+    assert hub.subscriber_count == 0
+    with pytest.raises(HubClosed):
+        hub.subscribe(3, [MESSAGES])

@@ -4,9 +4,11 @@ most fifty per subscription."""
 from __future__ import annotations
 
 import httpx
+import pytest
 
+from app.errors import ValidationFailed
 from app.realtime.publishing import messages_topic, status_topic
-from app.realtime.topics import MAX_TOPICS
+from app.realtime.topics import MAX_TOPICS, claim_id_of, parse_topic, parse_topics
 from tests.factories.realtime import new_message, publish_event
 from tests.helpers import assert_error
 from tests.realtime.support import HUB, LiveServer, answer, scene, subscribe
@@ -44,3 +46,45 @@ async def test_at_most_fifty_topics(live: LiveServer, http: httpx.AsyncClient) -
     response = await answer(http, params, {"Authorization": f"Bearer {s.token}"})
     body = assert_error(response, 400, "VALIDATION_FAILED")
     assert "50" in body["details"]["fields"]["topic"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "name"),
+    [
+        ("claims/42/messages", "claims/42/messages"),
+        (" claims/42/status/ ", "claims/42/status"),
+        ("https://example.com/claims/42/messages?from=app#top", "claims/42/messages"),
+        ("https://example.com/base/claims/7/status", "claims/7/status"),
+    ],
+)
+def test_a_topic_is_read_as_its_canonical_name(raw: str, name: str) -> None:
+    topic = parse_topic(raw)
+    assert topic.name == name
+    assert claim_id_of(topic.name) == topic.claim_id == int(name.split("/")[1])
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "",
+        "claims/42",
+        "claims/42/other",
+        "claims/-1/status",
+        "claims/1234567890123456789/messages",  # more digits than an id has
+        "x/claims/42/messages",  # a path ending so, but not a URL
+        "https://example.com/claims/42/messages/more",
+    ],
+)
+def test_anything_else_is_a_400_naming_the_topic(raw: str) -> None:
+    with pytest.raises(ValidationFailed) as refused:
+        parse_topic(raw)
+    assert set((refused.value.details or {})["fields"]) == {"topic"}
+
+
+def test_the_topics_of_a_subscription_are_counted_as_given_and_kept_once() -> None:
+    same = ["claims/1/messages", "https://example.com/claims/1/messages", "claims/1/status"]
+    assert [topic.name for topic in parse_topics(same)] == ["claims/1/messages", "claims/1/status"]
+    assert len(parse_topics(["claims/1/messages"] * MAX_TOPICS)) == 1
+    for too_many_or_none in (["claims/1/messages"] * (MAX_TOPICS + 1), []):
+        with pytest.raises(ValidationFailed):
+            parse_topics(too_many_or_none)
