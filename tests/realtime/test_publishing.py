@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from fastapi import FastAPI
+from sqlalchemy import select
 
-from app.realtime.publishing import messages_topic, publish
+from app.core.db import commit_hooks
+from app.models import Event
+from app.realtime.publishing import messages_topic, publish, status_topic
 from tests.factories.realtime import new_message, publish_event
 from tests.realtime.support import LiveServer, scene, subscribe
 
@@ -41,3 +45,41 @@ async def test_an_event_written_first_and_committed_last_comes_last_with_a_highe
     # Resuming from the first event received gives the second, once.
     async with subscribe(http, topic, token=s.token, headers={"Last-Event-ID": str(late[0])}) as resumed:
         assert await resumed.events(1) == [(last_id, early.payload)]
+
+
+def test_the_topics_of_a_claim() -> None:
+    assert messages_topic(42) == "claims/42/messages"
+    assert status_topic(42) == "claims/42/status"
+
+
+async def test_the_payload_is_stored_as_compact_json_with_its_text_as_written(app: FastAPI) -> None:
+    async with app.state.sessionmaker() as session, session.begin():
+        await publish(session, "claims/1/messages", {"text": "ünï ✓ \u2028", "ids": [1, 2]})
+
+    async with app.state.sessionmaker() as session:
+        stored = (await session.execute(select(Event.topic, Event.payload))).one()
+    assert tuple(stored) == ("claims/1/messages", '{"text":"ünï ✓ \u2028","ids":[1,2]}')
+
+
+async def test_a_publish_rolled_back_leaves_no_row_and_reaches_no_hook(
+    app: FastAPI, is_postgres: bool
+) -> None:
+    handed: list[tuple[int, str, str]] = []
+    async with app.state.sessionmaker() as session:
+        hooks = commit_hooks(session)
+        own_sink, hooks.publish_event = hooks.publish_event, lambda *event: handed.append(event)
+        try:
+            async with session.begin():
+                await publish(session, "claims/1/status", {"type": "status_update"})
+                await session.rollback()
+            async with session.begin():
+                await publish(session, "claims/1/status", {"type": "committed"})
+                assert handed == []  # not before the commit
+        finally:
+            hooks.publish_event = own_sink
+
+    async with app.state.sessionmaker() as session:
+        rows = (await session.execute(select(Event.id, Event.payload))).all()
+    assert [payload for _, payload in rows] == ['{"type":"committed"}']
+    # One process hands the committed event to the hub itself; on PostgreSQL its NOTIFY wakes the readers.
+    assert handed == ([] if is_postgres else [(rows[0].id, "claims/1/status", '{"type":"committed"}')])

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType, SimpleNamespace
+from typing import Any
 
 import httpx
 import pytest
 
 from app.realtime.publishing import messages_topic
+from app.realtime.shutdown import POLL, draining, server_exit_flag, watch_exit
 from tests.realtime.support import LiveServer, Process, scene, subscribe
 
 
@@ -46,3 +51,56 @@ async def test_sigterm_ends_open_streams_and_the_process_exits(
         await stream.end(within=10)
     # uvicorn re-raises the signal it caught once its graceful shutdown is complete.
     assert await asyncio.to_thread(second_process.popen.wait, 10) in (0, -signal.SIGTERM)
+
+
+class _Server:
+    """What uvicorn's Server looks like to the hub: a flag, and a bound method as the signal handler."""
+
+    def __init__(self) -> None:
+        self.should_exit = False
+
+    def handle_exit(self, signum: int, frame: FrameType | None) -> None:
+        self.should_exit = True
+
+
+@contextmanager
+def _handlers(sigterm: Any, sigint: Any) -> Iterator[None]:
+    previous = signal.signal(signal.SIGTERM, sigterm), signal.signal(signal.SIGINT, sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous[0])
+        signal.signal(signal.SIGINT, previous[1])
+
+
+def test_the_exit_flag_is_the_one_of_the_server_whose_handler_is_installed() -> None:
+    server = _Server()
+    with _handlers(signal.SIG_DFL, server.handle_exit):
+        should_exit = server_exit_flag()
+    assert should_exit is not None and should_exit() is False
+    server.should_exit = True
+    assert should_exit() is True
+
+    with _handlers(signal.SIG_DFL, signal.default_int_handler):
+        assert server_exit_flag() is None  # not served by uvicorn: nothing to watch
+
+
+def test_draining_once_the_lifespan_stops_or_the_exit_flag_is_up() -> None:
+    flag = {"up": False}
+    assert not draining(SimpleNamespace())
+    assert draining(SimpleNamespace(draining=True))
+    served = SimpleNamespace(server_exit=lambda: flag["up"])
+    assert not draining(served)
+    flag["up"] = True
+    assert draining(served)
+
+
+async def test_the_watch_calls_back_once_the_flag_flips() -> None:
+    flag, calls = {"up": False}, []
+    watch = asyncio.create_task(watch_exit(lambda: flag["up"], lambda: calls.append("closed")))
+    await asyncio.sleep(POLL * 2)
+    assert calls == [] and not watch.done()
+
+    flag["up"] = True
+    await asyncio.wait_for(watch, POLL * 5)
+    assert calls == ["closed"]
