@@ -32,7 +32,7 @@ def _wrapped(cause: BaseException) -> BaseException:
     handling it (its context)."""
     try:
         try:
-            raise sa_exc.OperationalError("SELECT 1", {}, cause) from cause  # type: ignore[arg-type]
+            raise sa_exc.OperationalError("SELECT 1", {}, cause) from cause
         except sa_exc.OperationalError:
             raise RuntimeError("while handling the request")  # noqa: B904
     except RuntimeError as outer:

@@ -55,8 +55,8 @@ async def test_kept_totals_of_the_admin_list_agree_with_a_count(
 ) -> None:
     """The admin list (`everyone`) reads its totals from kept counts; they are what a count says."""
     admin, ann, bob = await create_admin(app), await create_user(app), await create_user(app)
-    for owner, status in [(ann, "open"), (ann, "closed"), (bob, "open"), (bob, "resolved"), (bob, "open")]:
-        await create_claim(app, await create_product(app, owner), status=status)
+    for owner, made in [(ann, "open"), (ann, "closed"), (bob, "open"), (bob, "resolved"), (bob, "open")]:
+        await create_claim(app, await create_product(app, owner), status=made)
 
     async with sessionmaker() as session:
         claims = ClaimRepository(session)
