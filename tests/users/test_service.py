@@ -1,7 +1,10 @@
-"""Deleting an account, observed through the API and in the database and the file store."""
+"""The rules of accounts (app.users.service): a deleted account takes its data and files with it and leaves
+the rest (observed through the API, in the database and the file store), and the last admin stays, also
+when two admins remove or demote each other at once."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 import httpx
@@ -10,7 +13,11 @@ from fastapi import FastAPI
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.errors import Conflict, NotFound
 from app.models import Claim, DeviceToken, Message, MessageRead, Product, Receipt, RefreshToken, User
+from app.users import service
+from app.users.repository import UserRepository
+from app.users.schemas import AdminUserPatch
 from tests.factories.claims import create_claim, create_message
 from tests.factories.products import create_product
 from tests.factories.users import DEFAULT_PASSWORD, auth_headers, create_admin, create_supplier, create_user
@@ -198,3 +205,102 @@ async def test_files_are_collected_in_a_fixed_number_of_queries(
 
     assert len(small) == len(large)
     assert not any(app.state.storage.path(key).exists() for key in keys)
+
+
+async def test_the_last_admin_cannot_be_demoted_or_deleted(app: FastAPI, client: httpx.AsyncClient) -> None:
+    admin = await create_admin(app)
+    headers = auth_headers(app, admin)
+
+    demote = await client.patch(f"/api/users/{admin.id}", headers=headers, json={"roles": ["ROLE_SUPPLIER"]})
+    delete_me = await client.delete("/api/me", headers=headers)
+    delete_by_id = await client.delete(f"/api/users/{admin.id}", headers=headers)
+
+    for response in (demote, delete_me, delete_by_id):
+        assert_error(response, 409, "LAST_ADMIN")
+    assert (await client.get("/api/me", headers=headers)).json()["roles"] == ["ROLE_USER", "ROLE_ADMIN"]
+
+
+async def test_an_admin_may_leave_while_another_admin_remains(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    first, second = await create_admin(app), await create_admin(app)
+
+    demote = await client.patch(
+        f"/api/users/{first.id}", headers=auth_headers(app, first), json={"roles": ["ROLE_USER"]}
+    )
+    assert demote.status_code == 200 and demote.json()["roles"] == ["ROLE_USER"]
+    # `first` is no admin any more: the admin path is closed to them, and `second` is the last admin.
+    assert_error(
+        await client.delete(f"/api/users/{second.id}", headers=auth_headers(app, first)), 403, "FORBIDDEN"
+    )
+    assert_error(await client.delete("/api/me", headers=auth_headers(app, second)), 409, "LAST_ADMIN")
+    promote = await client.patch(
+        f"/api/users/{first.id}", headers=auth_headers(app, second), json={"roles": ["ROLE_ADMIN"]}
+    )
+    assert promote.status_code == 200
+    assert (await client.delete("/api/me", headers=auth_headers(app, second))).status_code == 204
+
+
+async def test_two_admins_removing_each_other_at_once_leave_one_admin(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    first, second = await create_admin(app), await create_admin(app)
+
+    responses = await asyncio.gather(
+        client.delete(f"/api/users/{second.id}", headers=auth_headers(app, first)),
+        client.delete(f"/api/users/{first.id}", headers=auth_headers(app, second)),
+    )
+
+    statuses = sorted(response.status_code for response in responses)
+    assert statuses[0] == 204 and statuses[1] in (401, 409), [r.text for r in responses]
+    survivor = first if responses[0].status_code == 204 else second
+    me = await client.get("/api/me", headers=auth_headers(app, survivor))
+    assert me.status_code == 200 and "ROLE_ADMIN" in me.json()["roles"]
+
+
+async def test_two_admins_demoting_each_other_at_once_leave_one_admin(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    first, second = await create_admin(app), await create_admin(app)
+    demote = {"roles": ["ROLE_USER"]}
+
+    responses = await asyncio.gather(
+        client.patch(f"/api/users/{second.id}", headers=auth_headers(app, first), json=demote),
+        client.patch(f"/api/users/{first.id}", headers=auth_headers(app, second), json=demote),
+    )
+
+    statuses = sorted(response.status_code for response in responses)
+    assert statuses[0] == 200 and statuses[1] in (403, 409), [r.text for r in responses]
+    admins = (await client.get("/api/users?role=ROLE_ADMIN", headers=auth_headers(app, first))).json()
+    if admins.get("code") == "FORBIDDEN":
+        admins = (await client.get("/api/users?role=ROLE_ADMIN", headers=auth_headers(app, second))).json()
+    assert admins["meta"]["totalItems"] == 1
+
+
+async def test_the_last_admin_may_change_anything_but_leave_the_admins(app: FastAPI) -> None:
+    admin = await create_admin(app)
+    async with app.state.sessionmaker() as session, session.begin():
+        users = UserRepository(session)
+        target = await service.get_or_404(users, admin.id)
+        with pytest.raises(NotFound):
+            await service.get_or_404(users, admin.id + 1000)
+
+        patch = AdminUserPatch.model_validate({"name": "Still the admin", "roles": ["ROLE_ADMIN"]})
+        changed = await service.update_user(target, patch, users=users)
+        assert changed.name == "Still the admin" and changed.is_admin
+        with pytest.raises(Conflict) as refused:
+            await service.update_user(
+                target, AdminUserPatch.model_validate({"roles": ["ROLE_SUPPLIER"]}), users=users
+            )
+        assert refused.value.code == "LAST_ADMIN"
+
+        other = await service.create_user(
+            email="Second.Admin@Example.com",
+            name="Second",
+            password_hash="x",
+            roles=["ROLE_ADMIN"],
+            users=users,
+        )
+        assert other.email == "second.admin@example.com"
+        demoted = await service.update_user(target, AdminUserPatch.model_validate({"roles": []}), users=users)
+        assert demoted.roles == ["ROLE_USER"]

@@ -1,5 +1,6 @@
-"""Profile pictures are re-encoded before they are stored (12.8): what is served carries no EXIF, GPS,
-XMP, ICC or text chunk, in the uploaded format, upright."""
+"""Profile pictures are re-encoded before they are stored (app.users.picture_copy, 12.8): what is served
+carries no EXIF, GPS, XMP, ICC or text chunk, in the uploaded format, upright; a copy keeps how to draw
+the image (its transparency) and is made within the pixel limit."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import pytest
 from fastapi import FastAPI
 from PIL import Image, PngImagePlugin
 
+from app.errors import PayloadTooLarge
+from app.users.picture_copy import clean_copy
 from tests.factories.users import auth_headers, create_user
 from tests.support.images import animation
 from tests.users.test_pictures import upload
@@ -95,3 +98,25 @@ async def test_an_animation_is_stored_as_its_first_frame(
         assert image.format == fmt and getattr(image, "n_frames", 1) == 1 and image.size == (16, 16)
         red, green, blue = image.convert("RGB").getpixel((8, 8))  # type: ignore[misc]
         assert red > 240 and green < 16 and blue < 16  # red, as WebP at quality 90 keeps it
+
+
+async def test_a_copy_keeps_the_transparency_and_drops_the_comment() -> None:
+    image = Image.new("P", (8, 8), 1)
+    image.putpalette([0, 0, 0, 255, 0, 0] + [0] * 762)
+    buffer = io.BytesIO()
+    image.save(buffer, "GIF", transparency=1, comment=b"where I live")
+
+    copy = await clean_copy(buffer.getvalue(), "gif", max_pixels=10_000)
+
+    assert b"where I live" not in copy
+    with Image.open(io.BytesIO(copy)) as cleaned:
+        assert cleaned.format == "GIF" and "comment" not in cleaned.info
+        assert cleaned.convert("RGBA").getpixel((4, 4)) == (255, 0, 0, 0)  # still see-through
+
+
+async def test_a_copy_is_made_within_the_pixel_limit() -> None:
+    buffer = io.BytesIO()
+    Image.new("RGB", (100, 100), "blue").save(buffer, "PNG")
+    assert len(await clean_copy(buffer.getvalue(), "png", max_pixels=10_000)) > 0
+    with pytest.raises(PayloadTooLarge):
+        await clean_copy(buffer.getvalue(), "png", max_pixels=9_999)
