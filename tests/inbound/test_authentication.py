@@ -1,10 +1,13 @@
-"""Reading Authentication-Results (RFC 8601) as receiving servers write them, and as attackers do."""
+"""Authentication-Results (RFC 8601) and what they prove (app/inbound/authentication.py): each header read as
+receiving servers write it and as attackers do; only the provider's own (a listed authserv-id) trusted,
+a sealer's ARC results only when the provider verified the seal; and a From domain proven by DMARC, or
+by an aligned SPF or DKIM pass where the domain publishes no DMARC."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.inbound.authentication import aligned, parse_results
+from app.inbound.authentication import Result, aligned, parse_results, proves, trusted_results
 
 
 def _summary(value: str, *, arc: bool = False) -> tuple[str, list[tuple[str, str, dict[str, str]]]]:
@@ -111,3 +114,58 @@ def test_hostile_headers_are_read_without_error(value: str) -> None:
 )
 def test_alignment(identity: str, from_domain: str, expected: bool) -> None:
     assert aligned(identity, from_domain) is expected
+
+
+LISTED = ["MX.Provider.example ", "arc.relay.example"]
+SEALED = "i=1; arc.relay.example; dmarc=pass header.from=example.com"
+
+
+def test_only_a_listed_providers_own_header_is_trusted() -> None:
+    own = {"authentication-results": "mx.provider.example; dkim=pass header.d=example.com"}
+    other = {"authentication-results": "mx.other.example; dkim=pass header.d=example.com"}
+
+    assert trusted_results(own, LISTED).direct == [Result("dkim", "pass", {"header.d": "example.com"})]
+    assert trusted_results(other, LISTED).direct == []
+    assert trusted_results({}, LISTED).direct == []
+    assert trusted_results(own, []).direct == []
+
+
+@pytest.mark.parametrize(
+    ("arc", "sealer", "trusted"),
+    [("pass", "arc.relay.example", True), ("fail", "arc.relay.example", False), ("pass", "x.example", False)],
+    ids=["verified seal of a listed sealer", "seal not verified", "sealer not listed"],
+)
+def test_a_sealers_results_count_when_the_provider_verified_the_seal(
+    arc: str, sealer: str, trusted: bool
+) -> None:
+    headers = {
+        "authentication-results": f"mx.provider.example; arc={arc}; dmarc=fail",
+        "arc-authentication-results": SEALED.replace("arc.relay.example", sealer),
+    }
+
+    sealed = trusted_results(headers, LISTED).sealed
+
+    assert sealed == ([Result("dmarc", "pass", {"header.from": "example.com"})] if trusted else [])
+
+
+def _results(value: str) -> list[Result]:
+    return parse_results(f"mx.provider.example; {value}")[1]
+
+
+@pytest.mark.parametrize(
+    ("results", "from_domain", "proven"),
+    [
+        ("dmarc=pass header.from=example.com", "ann@example.com", True),
+        ("dmarc=pass", "EXAMPLE.com.", True),  # judged for the From read
+        ("dmarc=pass header.from=other.example", "example.com", False),
+        ("dmarc=pass; dmarc=fail", "example.com", False),  # two verdicts: not a pass
+        ("dmarc=none; spf=pass smtp.mailfrom=bounce@mail.example.com", "example.com", True),
+        ("dkim=pass header.i=@example.com", "example.com", True),  # no DMARC result at all
+        ("dmarc=none; dkim=pass header.d=attacker.example", "example.com", False),
+        ("dmarc=temperror; dkim=pass header.d=example.com", "example.com", False),
+        ("spf=pass", "example.com", False),  # passed for no named domain
+        ("dmarc=pass", "", False),
+    ],
+)
+def test_what_proves_the_from_domain(results: str, from_domain: str, proven: bool) -> None:
+    assert proves(_results(results), from_domain) is proven

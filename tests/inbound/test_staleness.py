@@ -1,9 +1,11 @@
-"""Replays after the window: a delivery dated before the deduplication window (its keys may be forgotten
-by then) is ignored as stale, so a captured signed delivery replayed later makes no second message."""
+"""Replays after the window (app/inbound/staleness.py): a delivery dated before the deduplication window (its
+keys may be forgotten by then) is ignored as stale, so a captured signed delivery replayed later makes no
+second message. The date is the provider's own when the payload has one, else the email's; one that
+cannot be read is no date, and one in the future is not stale."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from typing import Any
 
@@ -13,6 +15,8 @@ from fastapi import FastAPI
 
 from app.core.clock import frozen_time, utc_now
 from app.inbound import deliveries
+from app.inbound.formats import InboundEmail
+from app.inbound.staleness import is_stale, sent_at
 from app.models import Claim
 from tests.factories.inbound import (
     FORMATS,
@@ -111,3 +115,44 @@ async def test_the_providers_timestamp_outweighs_the_senders_clock(
     response = await post_standard(client, payload)
 
     assert response.json()["status"] == "processed", response.text
+
+
+def _email(date: str | None = None) -> InboundEmail:
+    headers = {"date": date} if date is not None else {}
+    return InboundEmail(None, None, CUSTOMER, [claim_address(1)], headers=headers)
+
+
+def test_the_date_read_is_the_providers_else_the_emails() -> None:
+    resend = {"data": {"created_at": "2026-05-01T12:00:00.123+02:00"}}
+    postmark_payload = {"Date": "Fri, 1 May 2026 12:00:00 +0000"}
+    naive = {"data": {"created_at": "2026-05-01T12:00:00"}}
+
+    assert sent_at(resend, _email("Mon, 5 Jan 2015 10:12:59 +0100")) == datetime(
+        2026, 5, 1, 10, 0, 0, 123000, tzinfo=UTC
+    )
+    assert sent_at(postmark_payload, _email()) == datetime(2026, 5, 1, 12, tzinfo=UTC)
+    assert sent_at(naive, _email()) == datetime(2026, 5, 1, 12, tzinfo=UTC)  # no offset: UTC
+    assert sent_at({"from": CUSTOMER}, _email("Mon, 5 Jan 2015 10:12:59 +0100")) == datetime(
+        2015, 1, 5, 9, 12, 59, tzinfo=UTC
+    )
+    assert sent_at([], _email()) is None
+
+
+@pytest.mark.parametrize(
+    "value", [None, 42, "not a date", "9" * 5000, "2026-05-01T12:00:00+00:00" + " " * 200], ids=str
+)
+def test_a_date_that_cannot_be_read_is_no_date(value: object) -> None:
+    assert sent_at({"data": {"created_at": value}}, _email()) is None
+
+
+def test_stale_is_older_than_the_window_and_never_in_the_future() -> None:
+    now = datetime(2026, 5, 10, 12, tzinfo=UTC)
+
+    def stale(when: datetime) -> bool:
+        return is_stale({"data": {"created_at": when.isoformat()}}, _email(), window_days=7)
+
+    with frozen_time(now):
+        assert stale(now - timedelta(days=7, seconds=1))
+        assert not stale(now - timedelta(days=6, hours=23))
+        assert not stale(now + timedelta(days=400))
+        assert not is_stale({}, _email(), window_days=7)
