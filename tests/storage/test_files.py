@@ -1,6 +1,6 @@
 """Uploaded files are typed by their bytes (app.storage.files): the magic numbers name the kind, the name
 and the declared type must agree with it, images are decoded to prove they are images, and a download
-names its file in ASCII and exactly. (The names the service shows: tests/products/test_receipts.py.)"""
+names its file in ASCII and exactly. (The names the service shows: tests/products/routes/test_receipts.py.)"""
 
 from __future__ import annotations
 

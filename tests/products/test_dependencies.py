@@ -1,4 +1,6 @@
-"""Who may see a product and its receipts: the owner and admins; anyone else gets 404 on every route."""
+"""The products routes' own dependencies (app.products.dependencies): the product and receipt a path names,
+seen by their owner and admins, 404 alike for anyone else and for what does not exist, the receipt only
+through its own product; a valid id; the list's filter and sort."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from app.models import Product, Receipt
 from tests.factories.products import create_product, create_receipt
 from tests.factories.users import auth_headers, create_admin, create_supplier, create_user
 from tests.helpers import assert_error
+from tests.products.support import receipt_count
 from tests.support.pdf import PDF_BYTES
 
 ROUTES: list[tuple[str, str]] = [
@@ -85,17 +88,55 @@ async def test_an_admin_reaches_every_product(
     assert response.status_code in (200, 201, 204), response.text
 
 
-async def test_a_product_stays_its_owners_when_an_admin_edits_it(
-    app: FastAPI, client: httpx.AsyncClient
-) -> None:
-    owner, admin = await create_user(app), await create_admin(app)
-    product = await create_product(app, owner)
+@pytest.mark.parametrize("path", ["/api/products/999999", "/api/products/0", "/api/products/99999999999"])
+async def test_unknown_product_is_404(app: FastAPI, client: httpx.AsyncClient, path: str) -> None:
+    user = await create_user(app)
 
-    await client.patch(
-        f"/api/products/{product.id}", json={"name": "Fixed"}, headers=auth_headers(app, admin)
+    assert_error(await client.get(path, headers=auth_headers(app, user)), 404, "NOT_FOUND")
+
+
+async def test_a_non_numeric_id_is_400(app: FastAPI, client: httpx.AsyncClient) -> None:
+    user = await create_user(app)
+
+    assert_error(
+        await client.get("/api/products/abc", headers=auth_headers(app, user)), 400, "VALIDATION_FAILED"
     )
 
-    listed = await client.get("/api/products", headers=auth_headers(app, owner))
-    assert [(item["id"], item["name"]) for item in listed.json()] == [(product.id, "Fixed")]
-    admins_own = await client.get("/api/products", headers=auth_headers(app, admin))
-    assert admins_own.json() == []
+
+@pytest.mark.parametrize(
+    "query", ["sort=price", "sort=NAME", "sort=", "order=up", "order=", "sort=name&order=sideways"]
+)
+async def test_unknown_sort_or_order_is_400(app: FastAPI, client: httpx.AsyncClient, query: str) -> None:
+    user = await create_user(app)
+    admin = await create_admin(app)
+
+    for path, caller in (("/api/products", user), ("/api/admin/products", admin)):
+        response = await client.get(f"{path}?{query}", headers=auth_headers(app, caller))
+        assert_error(response, 400, "VALIDATION_INVALID_SORT")
+
+
+async def test_an_unknown_warranty_status_is_400(app: FastAPI, client: httpx.AsyncClient) -> None:
+    user = await create_user(app)
+
+    response = await client.get("/api/products?warrantyStatus=soon", headers=auth_headers(app, user))
+
+    assert "warrantyStatus" in assert_error(response, 400, "VALIDATION_FAILED")["details"]["fields"]
+
+
+async def test_a_receipt_is_reached_only_through_its_own_product(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    user = await create_user(app)
+    first, second = await create_product(app, user), await create_product(app, user)
+    receipt = await create_receipt(app, first)
+    headers = auth_headers(app, user)
+
+    for path in (
+        f"/api/products/{second.id}/receipts/{receipt.id}/file",
+        f"/api/products/{first.id}/receipts/999999/file",
+        f"/api/products/{first.id}/receipts/99999999999/file",
+    ):
+        assert_error(await client.get(path, headers=headers), 404, "NOT_FOUND")
+    wrong = await client.delete(f"/api/products/{second.id}/receipts/{receipt.id}", headers=headers)
+    assert_error(wrong, 404, "NOT_FOUND")
+    assert await receipt_count(app) == 1

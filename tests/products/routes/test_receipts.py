@@ -1,15 +1,18 @@
+"""Receipts of a product (app.products.routes.receipts, docs/api.md §5.7): upload (the bytes decide the
+type, within the size and pixel limits), list, download and delete, the file going with its row."""
+
 from __future__ import annotations
 
 import httpx
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import func, select
 
 from app.models import Receipt
 from app.storage.files import display_file_name
 from tests.factories.products import create_product, create_receipt
 from tests.factories.users import auth_headers, create_user
 from tests.helpers import assert_error, files_of_a_rollback_and_a_commit
+from tests.products.support import receipt_count
 from tests.support.images import image_bytes, png_bomb
 from tests.support.pdf import PDF_BYTES
 
@@ -27,11 +30,6 @@ async def upload(
     return await client.post(
         f"/api/products/{product_id}/receipts", headers=headers, files={"file": (name, data, mime)}
     )
-
-
-async def receipt_count(app: FastAPI) -> int:
-    async with app.state.sessionmaker() as session:
-        return await session.scalar(select(func.count()).select_from(Receipt)) or 0
 
 
 @pytest.mark.parametrize(
@@ -216,25 +214,6 @@ async def test_delete_removes_the_row_and_the_file(app: FastAPI, client: httpx.A
     assert_error(await client.delete(path, headers=headers), 404, "NOT_FOUND")
     listed = await client.get(f"/api/products/{product.id}/receipts", headers=headers)
     assert [item["id"] for item in listed.json()] == [other.id]
-
-
-async def test_a_receipt_is_reached_only_through_its_own_product(
-    app: FastAPI, client: httpx.AsyncClient
-) -> None:
-    user = await create_user(app)
-    first, second = await create_product(app, user), await create_product(app, user)
-    receipt = await create_receipt(app, first)
-    headers = auth_headers(app, user)
-
-    for path in (
-        f"/api/products/{second.id}/receipts/{receipt.id}/file",
-        f"/api/products/{first.id}/receipts/999999/file",
-        f"/api/products/{first.id}/receipts/99999999999/file",
-    ):
-        assert_error(await client.get(path, headers=headers), 404, "NOT_FOUND")
-    wrong = await client.delete(f"/api/products/{second.id}/receipts/{receipt.id}", headers=headers)
-    assert_error(wrong, 404, "NOT_FOUND")
-    assert await receipt_count(app) == 1
 
 
 async def test_a_stored_file_goes_again_when_its_transaction_rolls_back(app: FastAPI) -> None:

@@ -1,5 +1,6 @@
-"""A warranty given by its end day instead of a number of months (contract 15.6): create, validation,
-switching by update, and the lists' status filter and sort on it."""
+"""The rules of a product's warranty that span fields (app.products.service): given by a number of months or
+by its end day (contract 15.6), exactly one of the two, that day within the purchase day's reach, and
+switching between them by update."""
 
 from __future__ import annotations
 
@@ -12,16 +13,11 @@ from fastapi import FastAPI
 
 from app.core.clock import frozen_time
 from app.models import User
-from tests.factories.users import auth_headers, create_admin, create_user
+from tests.factories.users import auth_headers, create_user
 from tests.helpers import assert_error
+from tests.products.support import create_drill
 
 NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
-BASE = {"name": "Drill", "brand": "Makita", "category": "Tools", "purchaseDate": "2025-02-10"}
-
-
-async def _create(client: httpx.AsyncClient, headers: dict[str, str], **fields: Any) -> httpx.Response:
-    with frozen_time(NOW):
-        return await client.post("/api/products", json=BASE | fields, headers=headers)
 
 
 async def _owner(app: FastAPI) -> tuple[User, dict[str, str]]:
@@ -32,7 +28,7 @@ async def _owner(app: FastAPI) -> tuple[User, dict[str, str]]:
 async def test_create_with_an_end_day(app: FastAPI, client: httpx.AsyncClient) -> None:
     _, headers = await _owner(app)
 
-    response = await _create(client, headers, warrantyEndsOn="2026-07-01")
+    response = await create_drill(client, headers, NOW, warrantyEndsOn="2026-07-01")
 
     assert response.status_code == 201, response.text
     body = response.json()
@@ -67,7 +63,7 @@ async def test_create_refuses_both_neither_or_a_bad_end_day(
 ) -> None:
     _, headers = await _owner(app)
 
-    response = await _create(client, headers, **fields)
+    response = await create_drill(client, headers, NOW, **fields)
 
     assert set(assert_error(response, 400, "VALIDATION_FAILED")["details"]["fields"]) == problems
     with frozen_time(NOW):
@@ -80,7 +76,7 @@ async def test_the_end_day_bounds_are_the_purchase_day_and_600_months(
 ) -> None:
     _, headers = await _owner(app)
 
-    response = await _create(client, headers, warrantyEndsOn=ends_on)
+    response = await create_drill(client, headers, NOW, warrantyEndsOn=ends_on)
 
     assert response.status_code == 201, response.text
     assert response.json()["warrantyExpiresAt"] == f"{ends_on}T00:00:00+00:00"
@@ -88,7 +84,7 @@ async def test_the_end_day_bounds_are_the_purchase_day_and_600_months(
 
 async def test_an_update_switches_between_months_and_end_day(app: FastAPI, client: httpx.AsyncClient) -> None:
     _, headers = await _owner(app)
-    product = (await _create(client, headers, warrantyPeriodMonths=24)).json()
+    product = (await create_drill(client, headers, NOW, warrantyPeriodMonths=24)).json()
     path = f"/api/products/{product['id']}"
 
     with frozen_time(NOW):
@@ -123,7 +119,7 @@ async def test_an_update_refuses_what_create_refuses_and_changes_nothing(
     app: FastAPI, client: httpx.AsyncClient, fields: dict[str, Any], problem: str
 ) -> None:
     _, headers = await _owner(app)
-    product = (await _create(client, headers, warrantyEndsOn="2026-05-01")).json()
+    product = (await create_drill(client, headers, NOW, warrantyEndsOn="2026-05-01")).json()
     path = f"/api/products/{product['id']}"
 
     with frozen_time(NOW):
@@ -137,36 +133,9 @@ async def test_an_update_refuses_what_create_refuses_and_changes_nothing(
 async def test_null_for_the_other_one_is_not_both(app: FastAPI, client: httpx.AsyncClient) -> None:
     _, headers = await _owner(app)
 
-    response = await _create(client, headers, warrantyEndsOn="2027-01-01", warrantyPeriodMonths=None)
+    response = await create_drill(
+        client, headers, NOW, warrantyEndsOn="2027-01-01", warrantyPeriodMonths=None
+    )
 
     assert response.status_code == 201, response.text
     assert response.json()["warrantyPeriodMonths"] is None
-
-
-async def test_lists_filter_and_sort_on_the_end_day(app: FastAPI, client: httpx.AsyncClient) -> None:
-    _, headers = await _owner(app)
-    admin = auth_headers(app, await create_admin(app))
-    late = (await _create(client, headers, warrantyEndsOn="2029-01-01", name="late")).json()
-    soon = (await _create(client, headers, warrantyEndsOn="2026-06-20", name="soon")).json()
-    by_months = (await _create(client, headers, warrantyPeriodMonths=36, name="months")).json()  # 2028-02-10
-    gone = (await _create(client, headers, warrantyEndsOn="2026-06-14", name="gone")).json()
-
-    with frozen_time(NOW):
-        listed = {
-            status: [
-                p["id"]
-                for p in (await client.get(f"/api/products?warrantyStatus={status}", headers=headers)).json()
-            ]
-            for status in ("active", "expiring_soon", "expired")
-        }
-        ordered = await client.get("/api/products?sort=warrantyExpiresAt&order=asc&limit=10", headers=headers)
-        everyone = await client.get("/api/admin/products?warrantyStatus=expired", headers=admin)
-
-    assert listed == {
-        "active": [by_months["id"], late["id"]],  # newest first
-        "expiring_soon": [soon["id"]],
-        "expired": [gone["id"]],
-    }
-    assert [p["name"] for p in ordered.json()["data"]] == ["gone", "soon", "months", "late"]
-    assert ordered.json()["meta"]["total"] == 4
-    assert [p["id"] for p in everyone.json()["data"]] == [gone["id"]]
