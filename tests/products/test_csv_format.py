@@ -13,6 +13,8 @@ import pytest
 from fastapi import FastAPI
 
 from app.core.clock import frozen_time
+from app.products.csv_format import EXPORT_COLUMNS, CsvProblem, export_lines, neutralized, read_products
+from app.products.schemas import ProductOut
 from tests.factories.claims import create_claim
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_user
@@ -261,3 +263,71 @@ async def test_cells_a_spreadsheet_would_run_as_formulas_are_neutralized(
     assert {row["brand"] for row in rows[:-1]} == {"'=cmd|' /C calc'!A0"}
     assert {row["serialNumber"] for row in rows[:-1]} == {"'-1"}
     assert (rows[-1]["brand"], rows[-1]["serialNumber"]) == ("Brand+", "1-2")
+
+
+def _product(**fields: Any) -> ProductOut:
+    values: dict[str, Any] = {
+        "id": 3,
+        "name": "Kettle",
+        "brand": "Bosch",
+        "category": "Kitchen",
+        "store": None,
+        "purchase_date": date(2024, 1, 31),
+        "warranty_period_months": None,
+        "warranty_ends_on": date(2026, 2, 28),
+        "price": Decimal("5"),
+        "serial_number": "-1",
+        "warranty_status": "void",
+        "warranty_expires_at": date(2026, 2, 28),
+        "warranty_voided_at": NOW,
+        "warranty_void_reason": "Opened",
+        "has_active_claim": True,
+        "created_at": NOW,
+        "updated_at": NOW,
+    }
+    return ProductOut.model_validate(values | fields)
+
+
+def test_the_export_writes_each_column_as_text_a_spreadsheet_reads_back() -> None:
+    assert export_lines([], header=True) == (",".join(EXPORT_COLUMNS) + "\r\n").encode()
+    assert export_lines([], header=False) == b""
+    line = export_lines([_product(name='Kettle, "big"')], header=False).decode()
+    assert line == (
+        '3,"Kettle, ""big""",Bosch,Kitchen,2024-01-31,,2026-02-28,2026-02-28,void,,5.00,\'-1,true,'
+        "2026-03-10T12:30:00+00:00,2026-03-10T12:30:00+00:00\r\n"
+    )
+
+
+@pytest.mark.parametrize("text", ["=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx"])
+def test_a_cell_a_spreadsheet_would_run_is_quoted_and_read_back_as_it_was(text: str) -> None:
+    assert neutralized(text) == "'" + text
+    data = f'name,brand,category,purchaseDate,warrantyPeriodMonths\r\n"\'{text}",B,C,2024-01-01,1\r\n'
+    [fields], problems = read_products(data.encode(), max_rows=10)
+    assert problems == {} and fields["name"] == text.strip()  # the create schema trims
+    assert neutralized("a=1") == "a=1" and neutralized("'=1") == "'=1"
+
+
+def test_the_rows_are_read_into_the_create_fields_and_each_problem_named_by_its_row() -> None:
+    data = (
+        "\ufeffname;brand;category;purchaseDate;warrantyPeriodMonths;price;serialNumber;warrantyStatus\r\n"
+        "Kettle;Bosch;Kitchen;2024-01-31;12;9.5;;void\r\n"  # the export's own columns are skipped
+        "\r\n"
+        ";Bosch;Kitchen;2024-01-31;twelve;;;\r\n"
+    )
+    valid, problems = read_products(data.encode(), max_rows=2)
+    assert valid == [
+        {
+            "name": "Kettle",
+            "brand": "Bosch",
+            "category": "Kitchen",
+            "purchase_date": date(2024, 1, 31),
+            "warranty_period_months": 12,
+            "warranty_ends_on": None,
+            "store": None,
+            "price": Decimal("9.50"),
+            "serial_number": None,
+        }
+    ]
+    assert set(problems) == {"4"} and set(problems["4"]) == {"name", "warrantyPeriodMonths"}
+    with pytest.raises(CsvProblem, match="has more than 1 rows"):
+        read_products(data.encode(), max_rows=1)

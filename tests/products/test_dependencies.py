@@ -12,7 +12,10 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import select
 
+from app.errors import ValidationFailed
 from app.models import Product, Receipt
+from app.products.dependencies import product_filter, product_sort
+from app.products.repository import SORT_COLUMNS, ProductFilter, ProductSort
 from tests.factories.products import create_product, create_receipt
 from tests.factories.users import auth_headers, create_admin, create_supplier, create_user
 from tests.helpers import assert_error
@@ -140,3 +143,20 @@ async def test_a_receipt_is_reached_only_through_its_own_product(
     wrong = await client.delete(f"/api/products/{second.id}/receipts/{receipt.id}", headers=headers)
     assert_error(wrong, 404, "NOT_FOUND")
     assert await receipt_count(app) == 1
+
+
+async def test_the_list_sort_is_read_as_sent_around_its_spaces_and_the_order_in_any_case() -> None:
+    assert await product_sort() == ProductSort("createdAt", "desc")
+    assert await product_sort(sort=" name ", order=" ASC ") == ProductSort("name", "asc")
+    for sort, order in (("price", None), ("NAME", None), ("", None), (None, "up")):
+        with pytest.raises(ValidationFailed) as refused:
+            await product_sort(sort=sort, order=order)
+        assert refused.value.code == "VALIDATION_INVALID_SORT"
+        assert refused.value.details == {"allowedSort": list(SORT_COLUMNS), "allowedOrder": ["asc", "desc"]}
+
+
+async def test_a_blank_list_filter_is_no_filter() -> None:
+    assert await product_filter(brand="  ", category=" Tools ", warranty_status="void", search="") == (
+        ProductFilter(category="Tools", warranty_status="void")
+    )
+    assert await product_filter() == ProductFilter()

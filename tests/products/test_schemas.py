@@ -3,14 +3,18 @@ price, the warranty's length), every problem named in one answer, and how a prod
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from types import SimpleNamespace
 from typing import Any
 
 import httpx
 import pytest
 from fastapi import FastAPI
+from pydantic import ValidationError
 
 from app.core.clock import frozen_time
+from app.products.schemas import ProductCreate, ProductOut, ProductUpdate
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_user
 from tests.helpers import assert_error
@@ -162,3 +166,72 @@ async def test_update_validates_like_create(
     )
 
     assert field in assert_error(response, 400, "VALIDATION_FAILED")["details"]["fields"]
+
+
+def _row(**fields: Any) -> SimpleNamespace:
+    """A product as its list columns hold it."""
+    values: dict[str, Any] = {
+        "id": 7,
+        "name": "Kettle",
+        "brand": "Bosch",
+        "category": "Kitchen",
+        "store": None,
+        "purchase_date": date(2026, 1, 15),
+        "warranty_period_months": 24,
+        "warranty_ends_on": None,
+        "price": Decimal("10.50"),
+        "serial_number": None,
+        "warranty_voided_at": None,
+        "warranty_void_reason": None,
+        "created_at": NOW,
+        "updated_at": NOW,
+        "warranty_expires_on": date(2028, 1, 15),
+    }
+    return SimpleNamespace(**(values | fields))
+
+
+@pytest.mark.parametrize(
+    ("today", "fields", "status"),
+    [
+        (date(2027, 12, 16), {}, "active"),  # 30 days left: just outside a window of 29
+        (date(2027, 12, 17), {}, "expiring_soon"),
+        (date(2028, 1, 15), {}, "expiring_soon"),  # the last day is still covered
+        (date(2028, 1, 16), {}, "expired"),
+        (date(2026, 6, 1), {"warranty_voided_at": NOW, "warranty_void_reason": "Opened"}, "void"),
+    ],
+)
+def test_a_product_is_shown_with_its_status_on_the_day(
+    today: date, fields: dict[str, Any], status: str
+) -> None:
+    shown = ProductOut.of(_row(**fields), has_active_claim=True, today=today, expiring_soon_days=29)
+    body = shown.model_dump(mode="json", by_alias=True)
+    assert body["warrantyStatus"] == status
+    assert (body["purchaseDate"], body["warrantyExpiresAt"]) == (
+        "2026-01-15T00:00:00+00:00",
+        "2028-01-15T00:00:00+00:00",
+    )
+    assert (body["price"], body["hasActiveClaim"], body["warrantyExtensions"]) == (10.5, True, [])
+
+
+def test_a_price_is_a_json_number_of_two_decimals_at_most_and_kept_as_sent() -> None:
+    fields = {"price": 10.5, "name": "  Kettle  "}
+    created = ProductCreate.model_validate(MINIMAL | fields)
+    assert (created.price, created.name) == (Decimal("10.50"), "Kettle")
+    assert ProductCreate.model_validate(MINIMAL | {"price": 0}).price == Decimal("0.00")
+    for refused in (10.555, -1, "10", True, float("inf")):
+        with pytest.raises(ValidationError):
+            ProductCreate.model_validate(MINIMAL | {"price": refused})
+
+
+def test_an_update_holds_only_the_fields_sent_and_a_null_for_a_required_one_is_refused() -> None:
+    assert ProductUpdate.model_validate({}).changes() == {}
+    assert ProductUpdate.model_validate({"price": None, "store": " Shop "}).changes() == {
+        "price": None,
+        "store": "Shop",
+    }
+    assert ProductUpdate.model_validate({"warrantyEndsOn": "2027-06-30"}).changes() == {
+        "warranty_ends_on": date(2027, 6, 30)
+    }
+    for required in ("name", "brand", "category", "purchaseDate"):
+        with pytest.raises(ValidationError):
+            ProductUpdate.model_validate({required: None})

@@ -4,7 +4,7 @@ switching between them by update."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 import httpx
@@ -12,10 +12,13 @@ import pytest
 from fastapi import FastAPI
 
 from app.core.clock import frozen_time
+from app.errors import ValidationFailed
 from app.models import User
+from app.products import service
+from app.products.schemas import ProductCreate
 from tests.factories.users import auth_headers, create_user
 from tests.helpers import assert_error
-from tests.products.support import create_drill
+from tests.products.support import MINIMAL, create_drill
 
 NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
 
@@ -139,3 +142,31 @@ async def test_null_for_the_other_one_is_not_both(app: FastAPI, client: httpx.As
 
     assert response.status_code == 201, response.text
     assert response.json()["warrantyPeriodMonths"] is None
+
+
+def test_the_fields_of_a_new_product_name_the_one_warranty_end_given() -> None:
+    by_months = service.create_fields(ProductCreate.model_validate(MINIMAL | {"store": " Shop "}))
+    assert by_months == {
+        "name": "Espresso machine",
+        "brand": "Gaggia",
+        "category": "Kitchen",
+        "purchase_date": date(2026, 1, 15),
+        "warranty_period_months": 24,
+        "warranty_ends_on": None,
+        "store": "Shop",
+        "price": None,
+        "serial_number": None,
+    }
+    by_day = {**MINIMAL, "warrantyPeriodMonths": None, "warrantyEndsOn": "2026-01-15"}
+    fields = service.create_fields(ProductCreate.model_validate(by_day))
+    assert (fields["warranty_period_months"], fields["warranty_ends_on"]) == (None, date(2026, 1, 15))
+
+    with pytest.raises(ValidationFailed) as both:
+        service.create_fields(ProductCreate.model_validate(MINIMAL | {"warrantyEndsOn": "2027-01-15"}))
+    assert set((both.value.details or {})["fields"]) == {"warrantyPeriodMonths", "warrantyEndsOn"}
+    for too_early_or_late in ("2026-01-14", "2076-01-16"):
+        with pytest.raises(ValidationFailed) as refused:
+            service.create_fields(
+                ProductCreate.model_validate(by_day | {"warrantyEndsOn": too_early_or_late})
+            )
+        assert set((refused.value.details or {})["fields"]) == {"warrantyEndsOn"}
