@@ -15,8 +15,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings
 from app.core.db import CommitHooks
-from app.notifications.delivery import Delivery
 from app.notifications.email import MailSender, mail_sender
+from app.notifications.outbox_handlers import Delivery
 from app.notifications.push import PushSender, push_sender
 from app.outbox.worker import OutboxWorker
 from app.products.expiry_alerts import send_expiry_alerts

@@ -80,9 +80,9 @@ class OutboxState(StrEnum):
 OutboxStateName = Literal["pending", "done", "failed", "skipped"]
 
 
-# Outbox kinds: what an outbox row asks the worker to do, each with its handler (app.notifications.delivery,
-# app.webhooks.delivery). `channel.notification`: the channel names the timeline entry of a claim's
-# notification (app.timeline.record).
+# Outbox kinds: what an outbox row asks the worker to do, each with its handler
+# (app.notifications.outbox_handlers, app.webhooks.delivery). `channel.notification`: the channel names
+# the timeline entry of a claim's notification (app.timeline.record).
 class OutboxKind(StrEnum):
     EMAIL_CLAIM_MESSAGE = "email.claim_message"  # {"messageId", "claimId", "recipientId"}
     PUSH_CLAIM_MESSAGE = "push.claim_message"

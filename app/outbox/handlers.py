@@ -1,5 +1,5 @@
 """The handler protocol: each outbox kind names an async handler that sends one row's payload. The worker
-(app.outbox.worker) knows no kind: the receivers register theirs (app.notifications.delivery,
+(app.outbox.worker) knows no kind: the receivers register theirs (app.notifications.outbox_handlers,
 app.webhooks.delivery) and the entry points hand them to it (app.worker_assembly).
 
 A handler returns when the row is delivered, raises Skipped when nothing may be sent any more,

@@ -14,7 +14,7 @@ from app.api.dependencies import CurrentUser, repository
 from app.core.ids import DIGITS_ONLY, MAX_ID
 from app.errors import NotFound, ValidationFailed
 from app.models import Receipt
-from app.products.receipts import ReceiptRepository
+from app.products.receipt_records import ReceiptRepository
 from app.products.repository import SORT_COLUMNS, Found, ProductFilter, ProductRepository, ProductSort
 from app.products.warranty import WarrantyStatus
 

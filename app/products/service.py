@@ -17,7 +17,7 @@ from app.changes.events import HouseholdAccessChanged, ProductDeleted, ProductsC
 from app.core.clock import utc_now
 from app.errors import ValidationFailed
 from app.models import Product, Receipt, User
-from app.products.receipts import ReceiptRepository
+from app.products.receipt_records import ReceiptRepository
 from app.products.repository import ProductRepository
 from app.products.schemas import WARRANTY_LENGTH_REQUIRED, ProductCreate, ProductUpdate
 from app.products.warranty import MAX_MONTHS, expiry_date

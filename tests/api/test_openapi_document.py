@@ -4,32 +4,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
-import httpx
-import pytest
-
-Document = dict[str, Any]
-
-
-@pytest.fixture
-async def spec(client: httpx.AsyncClient) -> Document:
-    document: Document = (await client.get("/api/openapi.json")).json()
-    return document
-
-
-def operations(spec: Document) -> list[tuple[str, str, dict[str, Any]]]:
-    return [(path, method, op) for path, item in spec["paths"].items() for method, op in item.items()]
-
-
-def by_id(spec: Document, operation_id: str) -> dict[str, Any]:
-    [found] = [op for _path, _method, op in operations(spec) if op["operationId"] == operation_id]
-    return found
-
-
-def query(operation: dict[str, Any], name: str) -> dict[str, Any]:
-    [parameter] = [p for p in operation["parameters"] if p["in"] == "query" and p["name"] == name]
-    return parameter
+from tests.api.support import Document, by_id, operations, query
 
 
 def test_operation_ids_are_short_unique_names(spec: Document) -> None:
@@ -77,22 +53,6 @@ def test_fixed_vocabularies_are_enums(spec: Document) -> None:
     assert platform["enum"] == ["ios", "android", "web"]
 
 
-def test_every_request_body_and_success_response_has_an_example(spec: Document) -> None:
-    missing = []
-    for path, method, operation in operations(spec):
-        media = [("request", m) for m in operation.get("requestBody", {}).get("content", {}).values()]
-        for status, response in operation["responses"].items():
-            if status.startswith("2"):
-                media += [(status, m) for m in response.get("content", {}).values()]
-        for where, item in media:
-            binary = item.get("schema", {}).get("format") == "binary"
-            if not binary and "example" not in item and "examples" not in item:
-                missing.append(f"{method.upper()} {path} {where}")
-    assert missing == []
-    example = by_id(spec, "getClaim")["responses"]["200"]["content"]["application/json"]["example"]
-    assert example["status"] == "open" and example["createdAt"].endswith("+00:00")
-
-
 def test_non_integer_path_ids_are_documented_as_400(spec: Document) -> None:
     for _path, _method, operation in operations(spec):
         integer_path = any(
@@ -121,36 +81,6 @@ def test_email_fields_of_requests_have_the_email_format(spec: Document) -> None:
         "/", 1
     )[1]
     assert schemas[login]["properties"]["email"]["format"] == "email"
-
-
-def test_the_hub_documents_its_credentials_and_required_topic(spec: Document) -> None:
-    hub = by_id(spec, "subscribe")
-    topic = query(hub, "topic")
-    assert (
-        topic["required"] is True and topic["schema"]["minItems"] == 1 and topic["schema"]["maxItems"] == 50
-    )
-    assert hub["security"] == [{"HTTPBearer": []}, {"HubQuery": []}, {"HubCookie": []}]
-    schemes = spec["components"]["securitySchemes"]
-    assert (schemes["HubQuery"]["in"], schemes["HubQuery"]["name"]) == ("query", "authorization")
-    assert (schemes["HubCookie"]["in"], schemes["HubCookie"]["name"]) == ("cookie", "mercureAuthorization")
-
-
-def test_the_inbound_webhooks_document_their_payloads_and_signatures(spec: Document) -> None:
-    schemes = spec["components"]["securitySchemes"]
-    provider, standard = by_id(spec, "providerInbound"), by_id(spec, "standardInbound")
-    for operation in (provider, standard):
-        body = operation["requestBody"]["content"]["application/json"]
-        assert [ref["$ref"].rsplit("/", 1)[1] for ref in body["schema"]["oneOf"]] == [
-            "InboundProviderEvent",
-            "InboundPostmark",
-            "InboundGeneric",
-        ]
-        assert set(body["examples"]) == {"provider", "postmark", "generic"}
-    assert provider["security"] == [{"ResendSignature": []}, {"PostmarkSignature": []}, {"PostmarkBasic": []}]
-    assert standard["security"] == [{"StandardWebhooks": []}]
-    assert schemes["StandardWebhooks"]["name"] == "webhook-signature"
-    assert schemes["PostmarkBasic"] == {**schemes["PostmarkBasic"], "type": "http", "scheme": "basic"}
-    assert {p["name"] for p in standard["parameters"]} >= {"webhook-id", "webhook-timestamp"}
 
 
 def test_fields_a_patch_refuses_as_null_are_not_nullable_in_the_document(spec: Document) -> None:

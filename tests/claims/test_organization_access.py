@@ -22,8 +22,8 @@ from app.models import Claim, Organization, OrganizationMember, User
 from app.realtime.hub import Hub
 from app.realtime.publishing import messages_topic, status_topic
 from app.realtime.sweep import sweep_access
+from tests.access.test_claims import ENDPOINTS
 from tests.claims.routed import Routed, open_claim, routed_claim
-from tests.claims.test_visibility import ENDPOINTS
 from tests.conftest import _empty_all_tables
 from tests.factories.claims import create_message
 from tests.factories.products import create_product

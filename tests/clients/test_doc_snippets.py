@@ -23,9 +23,8 @@ from tests.clients.test_generated_client import project
 from tests.conftest import SettingsFactory, _empty_all_tables
 from tests.factories.users import DEFAULT_PASSWORD
 from tests.helpers import wait_for
-from tests.realtime.support import HUB, live_server
+from tests.realtime.support import HUB, live_server, scene, token_for
 from tests.realtime.test_browser import CHROMIUM, CHROMIUM_ARGS, HAVE_CHROMIUM
-from tests.realtime.test_router import scene, token_for
 from tests.support.ports import free_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.node]

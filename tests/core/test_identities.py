@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-from pathlib import Path
-
 import httpx
-import pytest
-import sqlalchemy as sa
 from fastapi import FastAPI
 from sqlalchemy import func, select
-from sqlalchemy.ext.asyncio import create_async_engine
 
-from app.core.migrate import upgrade
-from app.models import Base, Event
+from app.models import Event
 from app.realtime.publishing import messages_topic, status_topic
 from tests.factories.users import DEFAULT_PASSWORD, auth_headers, create_admin, create_supplier
 from tests.helpers import assert_error
@@ -133,53 +126,3 @@ async def test_a_supplier_keeps_the_events_of_claims_that_stay(
     ).status_code == 204
 
     assert len(await _events_of(app, claim)) == 1
-
-
-def _sqlite_tables(url: str) -> dict[str, str]:
-    engine = sa.create_engine(url.replace("+aiosqlite", ""))
-    with engine.connect() as connection:
-        rows = connection.exec_driver_sql("SELECT name, sql FROM sqlite_master WHERE type = 'table'")
-        found = {name: sql for name, sql in rows if not name.startswith(("sqlite_", "alembic_"))}
-    engine.dispose()
-    return found
-
-
-async def test_every_sqlite_table_autoincrements_its_id(database_url: str, is_postgres: bool) -> None:
-    if is_postgres:
-        pytest.skip("PostgreSQL sequences never hand an id out twice")
-    tables = await asyncio.to_thread(_sqlite_tables, database_url)
-    keyed_by_id = [
-        name for name, table in Base.metadata.tables.items() if [c.name for c in table.primary_key] == ["id"]
-    ]
-    assert len(keyed_by_id) >= 10
-    assert [name for name in keyed_by_id if "AUTOINCREMENT" not in tables[name]] == []
-
-
-async def test_the_migration_keeps_rows_and_foreign_keys(tmp_path: Path, is_postgres: bool) -> None:
-    if is_postgres:
-        pytest.skip("the rebuild is SQLite's")
-    url = f"sqlite+aiosqlite:///{tmp_path / 'old.db'}"
-    await asyncio.to_thread(upgrade, url, "0002")
-    engine = create_async_engine(url)
-    user_columns = "email, name, password_hash, roles, notifications_enabled, email_notifications_enabled"
-    async with engine.begin() as connection:
-        await connection.exec_driver_sql(
-            f"INSERT INTO users (id, {user_columns}, updated_at, created_at) "
-            "VALUES (7, 'a@example.com', 'A', 'x', '[]', 1, 1, '2026-01-01', '2026-01-01')"
-        )
-        await connection.exec_driver_sql(
-            "INSERT INTO device_tokens (user_id, token, platform, created_at) "
-            "VALUES (7, 't', 'ios', '2026-01-01')"
-        )
-    await asyncio.to_thread(upgrade, url)
-    async with engine.begin() as connection:
-        await connection.exec_driver_sql("PRAGMA foreign_keys=ON")
-        assert (await connection.exec_driver_sql("SELECT count(*) FROM device_tokens")).scalar() == 1
-        await connection.exec_driver_sql("DELETE FROM users WHERE id = 7")
-        assert (await connection.exec_driver_sql("SELECT count(*) FROM device_tokens")).scalar() == 0
-        await connection.exec_driver_sql(
-            f"INSERT INTO users ({user_columns}, updated_at, created_at) "
-            "VALUES ('b@example.com', 'B', 'x', '[]', 1, 1, '2026-01-01', '2026-01-01')"
-        )
-        assert (await connection.exec_driver_sql("SELECT max(id) FROM users")).scalar() == 8
-    await engine.dispose()

@@ -3,18 +3,14 @@ transaction; after any mix of writes, cascading deletes included, they equal a C
 
 from __future__ import annotations
 
-import asyncio
 from datetime import date, timedelta
-from pathlib import Path
 
 import httpx
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import func, select, text
-from sqlalchemy.ext.asyncio import create_async_engine
+from sqlalchemy import func, select
 
 from app.core.clock import utc_today
-from app.core.migrate import upgrade
 from app.models import Claim, Message, Product
 from app.products.warranty import warranty_status
 from tests.factories.claims import claim_cast, create_claim, create_message
@@ -203,48 +199,6 @@ async def test_totals_stay_exact_through_creates_changes_and_cascading_deletes(
     await check()
     assert (await client.delete(f"/api/users/{leaving.id}", headers=headers)).status_code == 204
     await check()
-
-
-@pytest.mark.settings(cache_ttl=0)
-async def test_the_admin_read_state_follows_who_the_recipients_are(
-    app: FastAPI, client: httpx.AsyncClient
-) -> None:
-    cast = await claim_cast(app)
-    headers = auth_headers(app, cast.admin)
-    await create_message(app, cast.claim, cast.customer, "to the supplier")
-    await client.post(f"/api/claims/{cast.claim.id}/messages/read", headers=auth_headers(app, cast.supplier))
-
-    read = (await client.get("/api/messages?unread=false", headers=headers)).json()
-    assert [m["message"] for m in read["data"]] == ["to the supplier"] and read["data"][0]["isRead"]
-
-    await client.put(
-        f"/api/claims/{cast.claim.id}/supplier", json={"supplierId": cast.other_supplier.id}, headers=headers
-    )
-    unread = (await client.get("/api/messages?unread=true", headers=headers)).json()
-    assert [m["message"] for m in unread["data"]] == ["to the supplier"]
-    assert unread["data"][0]["isRead"] is False and unread["meta"]["total"] == 1
-
-    await client.put(
-        f"/api/claims/{cast.claim.id}/supplier", json={"supplierId": cast.supplier.id}, headers=headers
-    )
-    assert (await client.get("/api/messages?unread=true", headers=headers)).json()["meta"]["total"] == 0
-
-
-async def test_sqlite_count_triggers_outlive_a_later_table_rebuild(tmp_path: Path) -> None:
-    """A later migration that rebuilds a table in batch mode drops its triggers with it; every migration
-    run puts them back, so the counts keep counting."""
-    url = f"sqlite+aiosqlite:///{tmp_path / 'rebuilt.db'}"
-    await asyncio.to_thread(upgrade, url)
-    engine = create_async_engine(url)
-    triggers = text("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
-    async with engine.begin() as connection:
-        before = list(await connection.scalars(triggers))
-        await connection.execute(text("DROP TRIGGER products_count_insert"))  # what a rebuild does
-    await asyncio.to_thread(upgrade, url)  # nothing left to apply
-    async with engine.begin() as connection:
-        assert list(await connection.scalars(triggers)) == before
-        assert "products_count_insert" in before
-    await engine.dispose()
 
 
 @pytest.mark.settings(cache_ttl=0)

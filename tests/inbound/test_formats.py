@@ -1,12 +1,20 @@
+"""The three inbound formats (app/inbound/formats.py): provider events, Postmark's inbound JSON and the
+generic shape, read into one email; the claim a reply is for, from its recipients or Postmark's
+MailboxHash, its id refused by its length rather than converted; and what is not a readable email."""
+
 from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
+from fastapi import FastAPI
 
+from app.core.ids import MAX_ID
 from app.errors import ValidationFailed
 from app.inbound.formats import NotAnEmail, claim_id_from, parse_payload
-from tests.factories.inbound import attachment_item, generic, postmark, provider_event
+from tests.factories.inbound import SECRETS, attachment_item, generic, post_provider, postmark, provider_event
+from tests.inbound.support import CUSTOMER, LONG, bodies_of, new_claim
 
 
 def test_provider_event_is_read() -> None:
@@ -160,3 +168,41 @@ UNREADABLE: dict[str, Any] = {
 def test_unreadable_payloads_are_validation_errors(payload: object) -> None:
     with pytest.raises(ValidationFailed):
         parse_payload(payload)
+
+
+# --- Claim ids: refused by their length, never converted past the largest id
+
+
+def test_a_claim_id_longer_than_the_largest_id_is_out_of_range_without_converting_it() -> None:
+    address = f"claim+{LONG}@warranty.local"
+
+    found = claim_id_from([address], "warranty.local")
+
+    assert found is not None and found > MAX_ID
+    assert claim_id_from([f"claim+{MAX_ID}@warranty.local"], "warranty.local") == MAX_ID
+    assert claim_id_from(["claim+0000000042@warranty.local"], "warranty.local") == 42
+    assert claim_id_from([], "warranty.local", mailbox_hash=LONG) == found
+
+
+def test_a_claim_id_in_other_digits_than_ascii_is_no_claim_address() -> None:
+    assert claim_id_from(["claim+\u0664\u0662@warranty.local"], "warranty.local") is None  # Arabic-Indic 42
+    assert claim_id_from([], "warranty.local", mailbox_hash="\u0664\u0662") is None
+
+
+@pytest.mark.settings(**SECRETS)
+@pytest.mark.parametrize("digits", [LONG, "9" * 20])
+@pytest.mark.parametrize("where", ["recipient", "mailbox-hash"])
+async def test_a_claim_id_of_too_many_digits_is_an_unknown_claim_over_http(
+    app: FastAPI, client: httpx.AsyncClient, digits: str, where: str
+) -> None:
+    claim = await new_claim(app)
+    if where == "recipient":
+        payload = postmark(CUSTOMER, f"claim+{digits}@warranty.local")
+    else:
+        payload = postmark(CUSTOMER, "inbound@example.com") | {"MailboxHash": digits}
+
+    response = await post_provider(client, payload, provider="postmark")
+
+    assert response.status_code == 404, response.text
+    assert response.json()["code"] == "NOT_FOUND"
+    assert await bodies_of(app, claim.id) == []

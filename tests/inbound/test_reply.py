@@ -11,7 +11,6 @@ from app.inbound.reply import (
     cut_part,
     extract_reply,
     extract_reply_off_loop,
-    html_to_text,
     reply_from_text,
 )
 from tests.inbound.reply_corpus import load_cases, scores
@@ -49,24 +48,6 @@ def test_quoted_lines_are_dropped_wherever_they_are() -> None:
 
 def test_a_signature_delimiter_without_its_trailing_space_still_cuts() -> None:
     assert reply_from_text("Body\n--\nAnn Example") == "Body"
-
-
-def test_html_conversion_keeps_text_of_links_lists_and_entities() -> None:
-    html = "<ul><li>One &amp; two</li><li><a href='https://x.example'>link</a></li></ul><script>x()</script>"
-
-    assert html_to_text(html) == "One & two\nlink"
-
-
-def test_badly_nested_html_does_not_swallow_the_reply() -> None:
-    html = "<div>Before<blockquote><div>quoted</blockquote></div><p>After</p>"
-
-    assert extract_reply("", html) == "Before\n\nAfter"
-
-
-def test_a_quadratic_input_for_html_parser_is_read_as_text() -> None:
-    # html.parser rescans "</" and "<a " runs; our tokenizer reads each character once.
-    assert html_to_text("<p>Kept</p>" + "</" * 20_000) == "Kept"
-    assert extract_reply("", "<div>Kept</div><a " * 1) == "Kept"
 
 
 def test_parts_over_the_limit_are_cut_before_parsing() -> None:

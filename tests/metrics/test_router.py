@@ -1,24 +1,21 @@
-"""GET /metrics (contract 14.1): who may read it, the outbox backlog in one query, and the sum over
-several processes that share a data folder, each listed series present after some traffic."""
+"""GET /metrics (contract 14.1): who may read it, and the sum over several processes that share a data
+folder, each listed series present after some traffic. (The outbox backlog: test_outbox_backlog.py.)"""
 
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
 from pathlib import Path
 
 import httpx
 import pytest
 from fastapi import FastAPI
 
-from app.core.clock import utc_now
-from app.models import OutboxItem
 from app.realtime.publishing import messages_topic
 from tests.factories.claims import create_claim
 from tests.factories.inbound import RAW_INBOUND_SECRET, body_of, standard_headers
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_supplier, create_user
-from tests.helpers import assert_error, count_queries, wait_for
+from tests.helpers import assert_error, wait_for
 from tests.metrics.scrape import requests, scrape, value
 from tests.realtime.support import subscribe
 from tests.support.processes import Served, until_healthy, uvicorn_process
@@ -54,20 +51,6 @@ async def test_behind_a_trusted_proxy_the_forwarded_client_decides(client: httpx
 @pytest.mark.settings(metrics_allow="")
 async def test_an_empty_allow_list_turns_metrics_off(client: httpx.AsyncClient) -> None:
     assert_error(await client.get("/metrics"), 404, "NOT_FOUND")
-
-
-async def test_the_outbox_backlog_in_one_query(client: httpx.AsyncClient, app: FastAPI) -> None:
-    now = utc_now()
-    async with app.state.sessionmaker() as session, session.begin():
-        for status, age in (("pending", 120), ("pending", 5), ("failed", 999), ("done", 5000)):
-            created = now - timedelta(seconds=age)
-            session.add(OutboxItem(kind="email.x", payload={}, status=status, created_at=created))
-    with count_queries(app) as statements:
-        samples = await scrape(client)
-    assert len(statements) == 1
-    assert value(samples, "warranty_outbox_pending") == 2
-    assert value(samples, "warranty_outbox_failed") == 1
-    assert 120 <= value(samples, "warranty_outbox_oldest_pending_age_seconds") < 180
 
 
 async def _traffic(served: Served, product_list_401: int, token: dict[str, str], email: str) -> None:

@@ -6,41 +6,13 @@ from email.message import EmailMessage
 
 from fastapi import FastAPI
 
-from app.models import Claim, Message, User
 from app.outbox.worker import OutboxWorker
-from tests.factories.claims import create_claim, create_message
 from tests.factories.notifications import notify_message, notify_status, outbox_rows
-from tests.factories.products import create_product
-from tests.factories.users import create_supplier, create_user
+from tests.notifications.support import (
+    claim_with_message,
+)
 from tests.support.pdf import PDF_BYTES
 from tests.support.smtp import Inbox
-
-
-async def claim_with_message(
-    app: FastAPI,
-    body: str = "Hello",
-    *,
-    names: tuple[str, str, str] = ("Ann", "Sam <Support>", "Espresso machine"),
-    attachment_name: str = "invoice.pdf",
-) -> tuple[User, User, Claim, Message]:
-    """Ann's claim on her product with Sam as supplier, and Sam's message with a PDF; `names` are the
-    customer's, the supplier's and the product's."""
-    customer = await create_user(app, email="ann@example.com", name=names[0])
-    supplier = await create_supplier(app, email="sam@example.com", name=names[1])
-    product = await create_product(app, customer, name=names[2])
-    claim = await create_claim(app, product, supplier=supplier)
-    key = await app.state.storage.save("attachments", PDF_BYTES, "pdf")
-    message = await create_message(
-        app,
-        claim,
-        supplier,
-        body=body,
-        attachment_name=attachment_name,
-        attachment_mime="application/pdf",
-        attachment_size=len(PDF_BYTES),
-        attachment_key=key,
-    )
-    return customer, supplier, claim, message
 
 
 def _parts(message: EmailMessage) -> tuple[str, str]:
@@ -95,33 +67,3 @@ async def test_emails_of_one_claim_thread_together(app: FastAPI, worker: OutboxW
     assert status["Reply-To"] == f"claim+{claim.id}@warranty.local"
     text, html = _parts(status)
     assert "In progress" in text and f"/claims/{claim.id}" in text and "In progress" in html
-
-
-async def test_no_email_for_a_recipient_who_turned_email_off(
-    app: FastAPI, worker: OutboxWorker, inbox: Inbox
-) -> None:
-    quiet = await create_user(app, email="quiet@example.com", email_notifications_enabled=False)
-    loud = await create_user(app, email="loud@example.com")
-    product = await create_product(app, quiet)
-    claim = await create_claim(app, product, supplier=loud)
-    message = await create_message(app, claim, loud)
-    await notify_message(app, message, [quiet])
-
-    await worker.run_until_idle()
-
-    assert inbox.messages == []
-    assert [row.kind for row in await outbox_rows(app)] == ["push.claim_message"]
-
-
-async def test_a_message_deleted_before_sending_is_skipped(
-    app: FastAPI, worker: OutboxWorker, inbox: Inbox
-) -> None:
-    customer, _supplier, _claim, message = await claim_with_message(app)
-    await notify_message(app, message, [customer])
-    async with app.state.sessionmaker() as session, session.begin():
-        await session.delete(await session.get(Message, message.id))
-
-    await worker.run_until_idle()
-
-    assert inbox.messages == []
-    assert {row.status for row in await outbox_rows(app)} == {"done"}

@@ -8,7 +8,7 @@ from fastapi import FastAPI
 from app.outbox.worker import OutboxWorker
 from tests.factories.claims import attachment, claim_cast
 from tests.factories.users import auth_headers
-from tests.notifications.gorush import Gorush
+from tests.support.gorush import Gorush
 from tests.support.pdf import PDF_BYTES
 from tests.support.smtp import Inbox
 

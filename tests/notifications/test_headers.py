@@ -8,7 +8,9 @@ from fastapi import FastAPI
 from app.notifications.headers import header_value
 from app.outbox.worker import OutboxWorker
 from tests.factories.notifications import notify_message, notify_status, outbox_rows
-from tests.notifications.test_email import claim_with_message
+from tests.notifications.support import (
+    claim_with_message,
+)
 from tests.support.pdf import PDF_BYTES
 from tests.support.smtp import Inbox
 

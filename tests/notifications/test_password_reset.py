@@ -144,27 +144,6 @@ async def test_a_flood_of_requests_sends_one_email_a_minute(
     assert len(inbox.messages) == 2
 
 
-async def test_a_reset_email_that_failed_is_sent_on_retry(
-    app: FastAPI, client: httpx.AsyncClient, worker: OutboxWorker, inbox: Inbox
-) -> None:
-    await create_user(app, email="ann@example.com")
-    inbox.stop()
-    await client.post("/api/password/forgot", json={"email": "ann@example.com"})
-    await worker.run_until_idle()
-    inbox.start()
-
-    with frozen_time(utc_now() + timedelta(seconds=10)):
-        await worker.run_until_idle()
-
-    [email] = inbox.messages
-    text = email.get_body(preferencelist=("plain",))
-    assert text is not None
-    token = text.get_content().split("reset-password?token=")[1].split()[0]
-    with frozen_time(utc_now() + timedelta(seconds=20)):
-        reset = await client.post("/api/password/reset", json={"token": token, "password": NEW_PASSWORD})
-    assert reset.status_code == 204
-
-
 async def test_access_tokens_from_before_a_reset_are_refused(
     app: FastAPI, client: httpx.AsyncClient, worker: OutboxWorker, inbox: Inbox
 ) -> None:

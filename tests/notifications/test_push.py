@@ -5,12 +5,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 import httpx
-import pytest
 from fastapi import FastAPI
-from sqlalchemy import select
 
 from app.core.clock import utc_today
-from app.models import DeviceToken
 from app.notifications.push import GorushPush, PushNotification, PushTarget, invalid_tokens, masked
 from app.outbox.worker import OutboxWorker
 from app.products.expiry_alerts import send_expiry_alerts
@@ -18,104 +15,11 @@ from tests.factories.claims import create_claim, create_message
 from tests.factories.notifications import notify_message, notify_status, outbox_rows
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_supplier, create_user
-from tests.helpers import assert_error
-from tests.notifications.conftest import APNS_TOPIC
-from tests.notifications.gorush import ANDROID, IOS, Gorush, GorushState, push
+from tests.notifications.support import (
+    register_device,
+)
+from tests.support.gorush import ANDROID, APNS_TOPIC, IOS, Gorush, GorushState, push
 from tests.support.smtp import Inbox
-
-
-async def _register(
-    client: httpx.AsyncClient, headers: dict[str, str], token: str, platform: str
-) -> httpx.Response:
-    return await client.post(
-        "/api/device-tokens", json={"token": token, "platform": platform}, headers=headers
-    )
-
-
-async def test_register_list_and_delete_device_tokens(app: FastAPI, client: httpx.AsyncClient) -> None:
-    ann, bob = await create_user(app), await create_user(app)
-    ann_headers, bob_headers = auth_headers(app, ann), auth_headers(app, bob)
-
-    created = await _register(client, ann_headers, "tok/1+a", "ios")
-    await _register(client, ann_headers, "tok-2", "android")
-
-    assert created.status_code == 201
-    assert created.headers["Location"] == "/api/device-tokens/tok%2F1%2Ba"
-    assert created.json()["token"] == "tok/1+a" and created.json()["platform"] == "ios"
-    assert created.json()["createdAt"].endswith("+00:00")
-    listed = await client.get("/api/device-tokens", headers=ann_headers)
-    assert [(item["token"], item["platform"]) for item in listed.json()] == [
-        ("tok/1+a", "ios"),
-        ("tok-2", "android"),
-    ]
-    assert (await client.get("/api/device-tokens", headers=bob_headers)).json() == []
-
-    assert_error(await client.delete("/api/device-tokens/tok-2", headers=bob_headers), 404, "NOT_FOUND")
-    assert (await client.delete("/api/device-tokens/tok%2F1%2Ba", headers=ann_headers)).status_code == 204
-    assert_error(await client.delete("/api/device-tokens/tok%2F1%2Ba", headers=ann_headers), 404, "NOT_FOUND")
-    assert [
-        item["token"] for item in (await client.get("/api/device-tokens", headers=ann_headers)).json()
-    ] == ["tok-2"]
-
-
-@pytest.mark.parametrize("token", ["a\nb", " tok", "tok\t", "to k", "tok\x85", "tok\u2028"])
-async def test_a_token_with_whitespace_or_a_control_character_is_refused(
-    app: FastAPI, client: httpx.AsyncClient, token: str
-) -> None:
-    """No device has such a token, and a newline could not be named again in the DELETE path."""
-    headers = auth_headers(app, await create_user(app))
-
-    refused = await _register(client, headers, token, "web")
-
-    assert "token" in assert_error(refused, 400, "VALIDATION_FAILED")["details"]["fields"]
-    assert (await client.get("/api/device-tokens", headers=headers)).json() == []
-
-
-async def test_re_registering_a_token_moves_it_to_the_caller(app: FastAPI, client: httpx.AsyncClient) -> None:
-    ann, bob = await create_user(app), await create_user(app)
-    await _register(client, auth_headers(app, ann), "shared", "android")
-
-    moved = await _register(client, auth_headers(app, bob), "shared", "web")
-
-    assert moved.status_code == 201 and moved.json()["platform"] == "web"
-    assert (await client.get("/api/device-tokens", headers=auth_headers(app, ann))).json() == []
-    [item] = (await client.get("/api/device-tokens", headers=auth_headers(app, bob))).json()
-    assert item["token"] == "shared"
-    again = await _register(client, auth_headers(app, bob), "shared", "web")
-    assert again.status_code == 201
-
-
-async def test_a_user_keeps_the_twenty_most_recently_registered_tokens(
-    app: FastAPI, client: httpx.AsyncClient
-) -> None:
-    ann, bob = await create_user(app), await create_user(app)
-    ann_headers = auth_headers(app, ann)
-    await _register(client, auth_headers(app, bob), "bob-phone", "ios")
-    for number in range(20):
-        await _register(client, ann_headers, f"t{number}", "android")
-    await _register(client, ann_headers, "t0", "android")  # registered again: the newest now
-
-    for number in range(20, 25):
-        assert (await _register(client, ann_headers, f"t{number}", "android")).status_code == 201
-
-    kept = [item["token"] for item in (await client.get("/api/device-tokens", headers=ann_headers)).json()]
-    assert sorted(kept) == sorted(["t0", *(f"t{number}" for number in range(6, 25))])
-    assert [
-        item["token"]
-        for item in (await client.get("/api/device-tokens", headers=auth_headers(app, bob))).json()
-    ] == ["bob-phone"]
-
-
-async def test_device_token_input_is_validated(app: FastAPI, client: httpx.AsyncClient) -> None:
-    headers = auth_headers(app, await create_user(app))
-    assert_error(await _register(client, headers, "t", "blackberry"), 400, "VALIDATION_FAILED")
-    assert_error(await _register(client, headers, "", "ios"), 400, "VALIDATION_FAILED")
-    assert_error(await client.get("/api/device-tokens"), 401, "AUTH_REQUIRED")
-
-
-async def _tokens(app: FastAPI) -> set[str]:
-    async with app.state.sessionmaker() as session:
-        return set(await session.scalars(select(DeviceToken.token)))
 
 
 async def test_every_push_is_accepted_by_gorush_on_ios_and_android(
@@ -133,7 +37,7 @@ async def test_every_push_is_accepted_by_gorush_on_ios_and_android(
     message = await create_message(app, claim, supplier, body="Your part is on its way")
     headers = auth_headers(app, customer)
     for token, platform in (("ios-1", "ios"), ("android-1", "android"), ("web-1", "web")):
-        assert (await _register(client, headers, token, platform)).status_code == 201
+        assert (await register_device(client, headers, token, platform)).status_code == 201
     await notify_message(app, message, [customer])
     claim.status = "in_progress"
     await notify_status(app, claim, [customer])
@@ -185,32 +89,6 @@ async def test_every_push_is_accepted_by_gorush_on_ios_and_android(
     assert inbox.messages == []
 
 
-async def test_tokens_gorush_reports_gone_or_invalid_are_deleted(
-    app: FastAPI, client: httpx.AsyncClient, gorush: Gorush, push_worker: OutboxWorker
-) -> None:
-    customer = await create_user(app, email_notifications_enabled=False)
-    claim = await create_claim(app, await create_product(app, customer))
-    headers = auth_headers(app, customer)
-    # Long like real tokens: gorush's masked form of each is unique.
-    tokens = {
-        f"{prefix}{platform}-" + "7" * 40: platform
-        for prefix in ("ok-", "gone-", "bad-", "flaky-")
-        for platform in ("ios", "android")
-    }
-    for token, platform in tokens.items():
-        assert (await _register(client, headers, token, platform)).status_code == 201
-    await notify_status(app, claim, [customer])
-
-    await push_worker.run_until_idle()
-
-    [response] = gorush.requests
-    assert await _tokens(app) == {token for token in tokens if token.startswith(("ok-", "flaky-"))}
-    assert {item.token for item in gorush.delivered} == {t for t in tokens if t.startswith("ok-")}
-    [row] = await outbox_rows(app, "push.claim_status")
-    assert row.status == "done"
-    assert response["path"] == "/api/push"
-
-
 async def test_tokens_are_recognised_when_gorush_hides_them(app: FastAPI, client: httpx.AsyncClient) -> None:
     hiding = Gorush(APNS_TOPIC, hide_token=True)
     hiding.start()
@@ -236,35 +114,12 @@ async def test_one_http_client_serves_every_send(gorush: Gorush, pusher: GorushP
     assert len(gorush.state.connections) == 1  # one kept-alive connection, not one per push
 
 
-async def test_status_push_and_no_push_for_users_who_turned_it_off(
-    app: FastAPI, client: httpx.AsyncClient, gorush: Gorush, push_worker: OutboxWorker
-) -> None:
-    customer = await create_user(app)
-    muted = await create_supplier(app, notifications_enabled=False, email_notifications_enabled=False)
-    claim = await create_claim(app, await create_product(app, customer), supplier=muted)
-    await _register(client, auth_headers(app, customer), "c-1", "web")
-    await _register(client, auth_headers(app, muted), "m-1", "ios")
-    claim.status = "resolved"
-    await notify_status(app, claim, [customer, muted])
-
-    await push_worker.run_until_idle()
-
-    gorush.assert_all_accepted()
-    [push_sent] = gorush.delivered
-    assert push_sent.token == "c-1" and push_sent.platform == ANDROID
-    assert push_sent.payload["data"] == {
-        "type": "status_update",
-        "claimId": str(claim.id),
-        "status": "resolved",
-    }
-
-
 async def test_gateway_down_retries_later(
     app: FastAPI, client: httpx.AsyncClient, gorush: Gorush, push_worker: OutboxWorker
 ) -> None:
     customer = await create_user(app, email_notifications_enabled=False)
     claim = await create_claim(app, await create_product(app, customer))
-    await _register(client, auth_headers(app, customer), "c-1", "ios")
+    await register_device(client, auth_headers(app, customer), "c-1", "ios")
     gorush.stop()
     await notify_status(app, claim, [customer])
 

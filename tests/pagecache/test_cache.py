@@ -6,14 +6,14 @@ from datetime import UTC, date, datetime, timedelta
 
 import httpx
 from fastapi import FastAPI
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import func, select, update
 
 from app.core.clock import frozen_time
-from app.models import CacheInvalidation, Product, User
+from app.models import CacheInvalidation, Product
 from app.pagecache.cache import invalidate, prune
 from app.pagecache.scopes import products_of
 from tests.factories.products import create_product
-from tests.factories.users import auth_headers, create_admin, create_user
+from tests.factories.users import auth_headers, create_user
 
 
 async def _rows(app: FastAPI) -> int:
@@ -58,54 +58,6 @@ async def test_a_pruned_log_makes_a_cached_page_be_computed_again_never_stale(
     async with app.state.sessionmaker() as session, session.begin():
         await prune(session, timedelta(seconds=-1))  # everything
     assert await listed() == ["Sneaky"]
-
-
-async def _cache(client: httpx.AsyncClient, path: str, headers: dict[str, str]) -> None:
-    """Reads the page twice: the second answer comes from the cache."""
-    for _ in range(2):
-        assert (await client.get(path, headers=headers)).status_code == 200
-
-
-async def test_a_cached_page_is_not_served_after_a_role_change_made_behind_the_services_back(
-    app: FastAPI, client: httpx.AsyncClient
-) -> None:
-    admin = await create_admin(app)
-    headers = auth_headers(app, admin)
-    await _cache(client, "/api/admin/products", headers)
-
-    async with app.state.sessionmaker() as session, session.begin():  # no invalidation recorded
-        await session.execute(update(User).where(User.id == admin.id).values(roles=["ROLE_USER"]))
-
-    response = await client.get("/api/admin/products", headers=headers)
-    assert response.status_code == 403 and response.json()["code"] == "FORBIDDEN"
-
-
-async def test_a_cached_page_is_not_served_to_a_deleted_account(
-    app: FastAPI, client: httpx.AsyncClient
-) -> None:
-    user = await create_user(app)
-    headers = auth_headers(app, user)
-    await create_product(app, user, name="Kettle")
-    await _cache(client, "/api/products", headers)
-
-    async with app.state.sessionmaker() as session, session.begin():  # no invalidation recorded
-        await session.execute(delete(User).where(User.id == user.id))
-
-    response = await client.get("/api/products", headers=headers)
-    assert response.status_code == 401 and response.json()["code"] == "AUTH_TOKEN_INVALID"
-
-
-async def test_a_cached_page_is_not_served_once_its_token_has_expired(
-    app: FastAPI, client: httpx.AsyncClient
-) -> None:
-    user = await create_user(app)
-    headers = auth_headers(app, user)
-    await _cache(client, "/api/products", headers)
-
-    ttl = app.state.settings.access_token_ttl
-    with frozen_time(datetime.now(UTC) + timedelta(seconds=ttl + 1)):
-        response = await client.get("/api/products", headers=headers)
-    assert response.status_code == 401 and response.json()["code"] == "AUTH_TOKEN_EXPIRED"
 
 
 async def test_a_cached_page_lasts_no_longer_than_its_day(app: FastAPI, client: httpx.AsyncClient) -> None:

@@ -1,11 +1,13 @@
-"""A real uvicorn server on a free port, and a small Server-Sent-Events reader with deadlines."""
+"""The real-time tests' support: a claim with its two parties and a token (`scene`), a real uvicorn server
+on a free port, a second server process, and a small Server-Sent-Events reader with deadlines."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import socket
-from collections.abc import AsyncIterator
+import subprocess
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 
 import httpx
@@ -13,9 +15,42 @@ import uvicorn
 from fastapi import FastAPI
 
 from app.config import Settings
+from app.core.security import create_access_token
 from app.main import create_app
+from app.models import Claim, User
+from tests.factories.claims import create_claim
+from tests.factories.products import create_product
+from tests.factories.users import create_supplier, create_user
 
 HUB = "/.well-known/mercure"
+
+
+def token_for(app: FastAPI, user: User) -> str:
+    return create_access_token(app.state.settings, user.id, list(user.roles))
+
+
+@dataclass
+class Scene:
+    customer: User
+    supplier: User
+    claim: Claim
+    token: str
+
+
+async def scene(app: FastAPI) -> Scene:
+    """A customer's claim on their product, with an assigned supplier; `token` is the customer's."""
+    customer = await create_user(app)
+    supplier = await create_supplier(app)
+    claim = await create_claim(app, await create_product(app, customer), supplier=supplier)
+    return Scene(customer, supplier, claim, token_for(app, customer))
+
+
+@dataclass
+class Process:
+    """A server in a process of its own (the `second_process` fixture of tests/realtime/conftest.py)."""
+
+    url: str
+    popen: subprocess.Popen[bytes]
 
 
 @dataclass
@@ -152,3 +187,13 @@ async def subscribe(
             await response.aread()
             raise AssertionError(f"{response.status_code}: {response.text}")
         yield EventReader(response)
+
+
+async def answer(
+    http: httpx.AsyncClient, params: list[tuple[str, str]], headers: Mapping[str, str | bytes]
+) -> httpx.Response:
+    """The hub's answer; an opened stream is closed at once (its body is never read)."""
+    async with http.stream("GET", HUB, params=params, headers=headers) as response:  # type: ignore[arg-type]
+        if response.status_code != 200:
+            await response.aread()
+        return response

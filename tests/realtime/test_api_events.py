@@ -9,8 +9,7 @@ from sqlalchemy import select
 
 from app.models import Event
 from app.realtime.publishing import messages_topic, status_topic
-from tests.realtime.support import LiveServer, subscribe
-from tests.realtime.test_router import scene, token_for
+from tests.realtime.support import LiveServer, scene, subscribe, token_for
 
 
 async def _stored(live: LiveServer, event_id: int) -> str:

@@ -19,8 +19,7 @@ from app.realtime.publishing import messages_topic
 from tests.conftest import SettingsFactory, _empty_all_tables
 from tests.factories.realtime import new_message, publish_event
 from tests.factories.users import DEFAULT_PASSWORD
-from tests.realtime.support import LiveServer, live_server
-from tests.realtime.test_router import Scene, scene
+from tests.realtime.support import LiveServer, Scene, live_server, scene
 
 pytestmark = pytest.mark.browser
 

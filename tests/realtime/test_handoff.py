@@ -1,5 +1,5 @@
-"""The hand-off from a REST read to the stream: `Link` headers on the claim and message reads, exact while
-messages are being posted; `retry:` on streams the hub ends; readiness while the server drains."""
+"""The hand-off from a REST read to the stream (app.realtime.handoff): `Link` headers on the claim and
+message reads, exact while messages are being posted, and kept with a cached page."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ import re
 import httpx
 import pytest
 
-from app.realtime.publishing import messages_topic, status_topic
-from tests.realtime.support import HUB, LiveServer, subscribe
-from tests.realtime.test_router import scene, token_for
+from app.realtime.publishing import status_topic
+from tests.realtime.support import HUB, LiveServer, scene, subscribe, token_for
 
 LINK = re.compile(r'<([^>]+)>;\s*rel="mercure";\s*last-event-id="([^"]+)",\s*<([^>]+)>;\s*rel="self"')
 READS = ("/api/claims/{id}/messages", "/api/claims/messages/{id}", "/api/claims/{id}")
@@ -111,31 +110,6 @@ async def test_read_then_subscribe_sees_every_later_message_exactly_once(
     delays = [0.0, 0.05, 0.1, 0.2, 0.3, 0.5]
     await asyncio.gather(*(read_then_follow(READS[n % 3], delay, posting) for n, delay in enumerate(delays)))
     await posting
-
-
-async def test_streams_the_hub_ends_tell_the_client_when_to_come_back(
-    live: LiveServer, http: httpx.AsyncClient
-) -> None:
-    s = await scene(live.app)
-    async with subscribe(http, messages_topic(s.claim.id), token=s.token) as stream:
-        stopping = asyncio.create_task(live.stop(within=10))
-        last = (await stream.end(within=10))[-1]
-        await stopping
-    assert last.retry is not None and 1000 <= last.retry <= 10000
-
-
-async def test_readiness_fails_from_the_start_of_shutdown(live: LiveServer, http: httpx.AsyncClient) -> None:
-    s = await scene(live.app)
-    assert (await http.get("/health/ready")).status_code == 200
-    async with (
-        httpx.AsyncClient(transport=httpx.ASGITransport(app=live.app), base_url="http://app") as inside,
-        subscribe(http, messages_topic(s.claim.id), token=s.token) as stream,
-    ):
-        live.server.should_exit = True  # what uvicorn's SIGTERM handler does first
-        ready = await inside.get("/health/ready")
-        await stream.end(within=10)
-    assert ready.status_code == 503
-    assert ready.json()["code"] == "SERVICE_UNAVAILABLE"
 
 
 async def test_a_cached_page_links_from_the_read_that_computed_it(

@@ -9,8 +9,7 @@ from app.realtime.publishing import messages_topic, publish
 from tests.factories.realtime import new_message
 from tests.helpers import assert_error
 from tests.metrics.scrape import requests, scrape, value
-from tests.realtime.support import HUB, LiveServer, subscribe
-from tests.realtime.test_router import scene
+from tests.realtime.support import HUB, LiveServer, scene, subscribe
 
 
 @pytest.mark.settings(sse_queue_size=1, sse_max_streams_per_user=1)

@@ -16,13 +16,9 @@ from sqlalchemy import select
 from app.models import Event
 from app.realtime.publishing import messages_topic, publish
 from tests.factories.realtime import new_message
-from tests.realtime.support import LiveServer, subscribe
-from tests.realtime.test_postgres import Process, second_process
-from tests.realtime.test_router import Scene, scene
+from tests.realtime.support import LiveServer, Process, Scene, scene, subscribe
 
 pytestmark = pytest.mark.postgres_only
-
-__all__ = ["second_process"]  # a fixture used below
 
 WRITERS = 6
 EVENTS_PER_WRITER = 12

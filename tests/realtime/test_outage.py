@@ -24,8 +24,7 @@ from app.core.migrate import upgrade
 from app.realtime.publishing import messages_topic
 from tests.conftest import SettingsFactory
 from tests.helpers import assert_error, wait_for
-from tests.realtime.support import HUB, live_server, subscribe
-from tests.realtime.test_router import scene
+from tests.realtime.support import HUB, live_server, scene, subscribe
 from tests.support.ports import free_port
 
 pytestmark = pytest.mark.postgres_only

@@ -11,8 +11,7 @@ from app.models import Event
 from app.realtime.publishing import messages_topic
 from app.realtime.resume import resume_point
 from tests.factories.realtime import new_message, publish_event
-from tests.realtime.support import LiveServer, subscribe
-from tests.realtime.test_router import scene
+from tests.realtime.support import LiveServer, scene, subscribe
 
 
 async def test_no_event_yet_resumes_from_the_earliest(app: FastAPI) -> None:

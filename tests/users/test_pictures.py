@@ -56,7 +56,7 @@ async def test_upload_and_fetch_a_picture(
     assert (await client.get("/api/me", headers=auth_headers(app, user))).json()["profilePicture"] == path
     fetched = await client.get(path, headers=auth_headers(app, other))  # any signed-in user
     assert fetched.status_code == 200
-    with Image.open(io.BytesIO(fetched.content)) as served:  # a clean copy (test_picture_metadata.py)
+    with Image.open(io.BytesIO(fetched.content)) as served:  # a clean copy (test_picture_copy.py)
         assert served.format == fmt and served.size == (8, 6)
     assert fetched.headers["content-type"] == mime
     assert fetched.headers["x-content-type-options"] == "nosniff"

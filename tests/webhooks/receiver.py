@@ -2,7 +2,8 @@
 - `/ok...`: 200;
 - `/flaky/N...`: 503 to the first N requests on that path, then 200;
 - `/hang...`: reads the request and never answers (until the server stops);
-- `/redirect...`: 302 to `/ok`.
+- `/redirect...`: 302 to `/ok`;
+- `/big...`: 500 with a body of 4,096 `x`.
 Every request is recorded (path, headers, body, and the TLS server name asked for when serving TLS)."""
 
 from __future__ import annotations
@@ -68,6 +69,8 @@ def _handler(receiver: Receiver) -> type[BaseHTTPRequestHandler]:
                 self._answer(503, b"down for maintenance")
             elif self.path.startswith("/redirect"):
                 self._answer(302, b"", location="/ok")
+            elif self.path.startswith("/big"):
+                self._answer(500, b"x" * 4096)
             else:
                 self._answer(200, b"ok")
 

@@ -1,5 +1,5 @@
-"""Registering, reading, changing and removing webhook endpoints (admins only), and the addresses a URL
-may not lead to."""
+"""The admin's webhook routes (app/webhooks/router.py): registering, reading, changing and removing endpoints
+(admins only), the addresses a URL may not lead to, and the lists of endpoints and of deliveries."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ import pytest
 from fastapi import FastAPI
 
 from tests.factories.users import auth_headers, create_admin, create_supplier, create_user
-from tests.factories.webhooks import register
+from tests.factories.webhooks import register, webhook_worker
 from tests.helpers import assert_error, count_queries
+from tests.webhooks.receiver import Receiver
+from tests.webhooks.support import send_test
 
 PUBLIC_URL = "https://203.0.114.7/hooks/warranty"  # a public address (never contacted by these tests)
 PRIVATE_URLS = [
@@ -204,3 +206,31 @@ async def test_the_list_pages_by_cursor(app: FastAPI, client: httpx.AsyncClient)
     cursor = first["meta"]["next_cursor"]
     second = (await client.get(f"/api/admin/webhooks?limit=2&cursor={cursor}", headers=admin)).json()
     assert [item["id"] for item in second["data"]] == ids[2:4]
+
+
+@pytest.mark.settings(webhook_allow_private=True, outbox_backoff_base=0.05, worker_poll_interval=0.05)
+async def test_the_deliveries_list_runs_a_fixed_number_of_queries(
+    app: FastAPI, client: httpx.AsyncClient, receiver: Receiver
+) -> None:
+    endpoint = await register(app, client, receiver.url("/ok"))
+    admin = auth_headers(app, await create_admin(app))
+    path = f"/api/admin/webhooks/{endpoint['id']}/deliveries?limit=100"
+    for _ in range(2):
+        await send_test(app, client, endpoint["id"])
+    with count_queries(app) as few:
+        small = await client.get(path, headers=admin)
+    for _ in range(20):
+        await send_test(app, client, endpoint["id"])
+    await webhook_worker(app).run_until_idle()
+    with count_queries(app) as many:
+        large = await client.get(path, headers=admin)
+    assert len(small.json()["data"]) == 2 and len(large.json()["data"]) == 22
+    assert len(few) == len(many), many
+    assert large.json()["meta"]["total"] == 22
+    first = (await client.get(path.replace("100", "5"), headers=admin)).json()
+    following = await client.get(
+        f"/api/admin/webhooks/{endpoint['id']}/deliveries?limit=5&cursor={first['meta']['next_cursor']}",
+        headers=admin,
+    )
+    ids = [item["id"] for item in first["data"] + following.json()["data"]]
+    assert ids == sorted(ids, reverse=True) and len(set(ids)) == 10

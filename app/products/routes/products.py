@@ -12,7 +12,7 @@ from app.core.clock import utc_today
 from app.models import Product
 from app.products import extensions, service
 from app.products.dependencies import OwnedProduct, ProductRepo, ReceiptRepo, VisibleProduct, WritableProduct
-from app.products.receipts import receipt_out
+from app.products.receipt_records import receipt_out
 from app.products.repository import Found
 from app.products.schemas import (
     ProductClaim,

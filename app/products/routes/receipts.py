@@ -12,7 +12,7 @@ from app.api.dependencies import SettingsDep, StorageDep
 from app.api.openapi import errors
 from app.products import service
 from app.products.dependencies import ReceiptRepo, VisibleProduct, VisibleReceipt, WritableProduct
-from app.products.receipts import ALLOWED, FOLDER, receipt_out
+from app.products.receipt_records import ALLOWED, FOLDER, receipt_out
 from app.products.schemas import ReceiptOut, receipt_url
 from app.storage.files import content_disposition, display_file_name, read_upload
 from app.storage.storage import delete_after_commit, discard_on_rollback, streamed
