@@ -17,6 +17,7 @@ from app.access.claims import (
     ADMIN,
     CUSTOMER,
     SUPPLIER,
+    Parties,
     claim_roles,
     is_participant,
     may_see,
@@ -178,21 +179,27 @@ async def test_the_statements_and_the_loaded_rule_agree(
         "other_supplier": {admins_own.id},
     }
     assert taking_part == visible | {"admin": {admins_own.id}}
-    for who, seen in visible.items():
-        user = getattr(cast, who)
-        for claim in claims:
-            assert may_see(user, claim.customer_id, claim.supplier_id) is (claim.id in seen), (who, claim.id)
-            assert is_participant(user, claim) is (claim.id in taking_part[who]), (who, claim.id)
+    async with sessionmaker() as session:
+        for who, seen in visible.items():
+            user = getattr(cast, who)
+            for claim in claims:
+                parties = Parties(claim.customer_id, claim.supplier_id, None, None)
+                assert may_see(user, parties, set(), None) is (claim.id in seen), (who, claim.id)
+                participant = await is_participant(session, user, claim)
+                assert participant is (claim.id in taking_part[who]), (who, claim.id)
 
 
-def test_a_user_may_be_several_things_to_one_claim() -> None:
+async def test_a_user_may_be_several_things_to_one_claim(
+    sessionmaker: async_sessionmaker[AsyncSession],
+) -> None:
     claim = Claim(id=1, product_id=1, customer_id=10, supplier_id=20, status="open", description="x")
 
     def user(user_id: int, *roles: str) -> User:
         return User(id=user_id, email=f"u{user_id}@example.com", name="U", password_hash="x", roles=[*roles])
 
-    assert claim_roles(user(10, "ROLE_USER"), claim) == {CUSTOMER}
-    assert claim_roles(user(20, "ROLE_SUPPLIER"), claim) == {SUPPLIER}
-    assert claim_roles(user(10, "ROLE_ADMIN"), claim) == {CUSTOMER, ADMIN}
-    assert claim_roles(user(30, "ROLE_ADMIN"), claim) == {ADMIN}
-    assert claim_roles(user(30, "ROLE_SUPPLIER"), claim) == set()
+    async with sessionmaker() as session:  # nobody here is in a household or an organisation
+        assert await claim_roles(session, user(10, "ROLE_USER"), claim) == {CUSTOMER}
+        assert await claim_roles(session, user(20, "ROLE_SUPPLIER"), claim) == {SUPPLIER}
+        assert await claim_roles(session, user(10, "ROLE_ADMIN"), claim) == {CUSTOMER, ADMIN}
+        assert await claim_roles(session, user(30, "ROLE_ADMIN"), claim) == {ADMIN}
+        assert await claim_roles(session, user(30, "ROLE_SUPPLIER"), claim) == set()

@@ -27,6 +27,7 @@ from app.changes.events import (
 )
 from app.models import Claim, Message, User, WarrantyExtension
 from app.models.enums import ClaimStatus
+from app.products import extensions
 from tests.factories.claims import Cast, claim_cast, create_message
 from tests.helpers import count_queries
 
@@ -66,10 +67,12 @@ async def _resolve(app: FastAPI, cast: Cast, outcome: str | None, *, extended: b
     return claim
 
 
-async def test_a_resolution_tells_its_outcome_read_once(app: FastAPI) -> None:
+async def test_a_resolution_tells_its_outcome_without_a_read(app: FastAPI) -> None:
     cast = await claim_cast(app, status="in_progress")
     claim = await _resolve(app, cast, "repaired", extended=True)
-    change = ClaimStatusChanged(claim, ClaimStatus.IN_PROGRESS, cast.supplier)
+    async with app.state.sessionmaker() as session:
+        extension = await extensions.of_claim(session, claim.id)  # the service reads it with the change
+    change = ClaimStatusChanged(claim, ClaimStatus.IN_PROGRESS, cast.supplier, extension)
     resolution = {
         "outcome": "repaired",
         "outcomeNote": "New pump.",
@@ -83,7 +86,7 @@ async def test_a_resolution_tells_its_outcome_read_once(app: FastAPI) -> None:
             news = await build.status_news(recording)
             data = await build.status_changed_data(recording)
 
-    assert len(read) == 1
+    assert read == []  # the change carries its extension
     assert entry == Entry(claim, cast.supplier, {"from": "in_progress", "to": "resolved", **resolution})
     assert news == {"claimId": claim.id, "status": "resolved", **resolution}
     assert data["claim"].items() >= resolution.items()
@@ -98,11 +101,11 @@ async def test_other_moves_tell_no_outcome_to_people_and_an_empty_one_to_webhook
     cast = await claim_cast(app, status="in_progress")
     no_outcome = await _resolve(app, cast, None, extended=False)
     reopened = ClaimStatusChanged(
-        _claim(), ClaimStatus.RESOLVED, cast.customer
+        _claim(), ClaimStatus.RESOLVED, cast.customer, None
     )  # open again: nothing to tell
 
     async with app.state.sessionmaker() as session:
-        for change in (ClaimStatusChanged(no_outcome, ClaimStatus.IN_PROGRESS, cast.admin), reopened):
+        for change in (ClaimStatusChanged(no_outcome, ClaimStatus.IN_PROGRESS, cast.admin, None), reopened):
             recording = Recording(session, change)
             entry = await build.status_moved(recording)
             news = await build.status_news(recording)
@@ -122,8 +125,10 @@ async def test_the_one_who_acted_is_not_notified(app: FastAPI) -> None:
             recording: Recording[Any] = Recording(session, change)
             return {user.id for user in await build.other_participants(recording)}
 
-    assert await told(ClaimStatusChanged(cast.claim, ClaimStatus.OPEN, cast.supplier)) == {cast.customer.id}
-    assert await told(ClaimStatusChanged(cast.claim, ClaimStatus.OPEN, cast.admin)) == {
+    assert await told(ClaimStatusChanged(cast.claim, ClaimStatus.OPEN, cast.supplier, None)) == {
+        cast.customer.id
+    }
+    assert await told(ClaimStatusChanged(cast.claim, ClaimStatus.OPEN, cast.admin, None)) == {
         cast.customer.id,
         cast.supplier.id,
     }
@@ -173,7 +178,9 @@ def test_hub_payloads_of_changes() -> None:
     claim, reader = _claim(), _user(2)
     read = MessagesRead(claim, reader, (4, 5), AT, receipt=False)
 
-    assert build.status_update(ClaimStatusChanged(claim, ClaimStatus.OPEN, reader))["claimId"] == claim.id
+    assert (
+        build.status_update(ClaimStatusChanged(claim, ClaimStatus.OPEN, reader, None))["claimId"] == claim.id
+    )
     assert build.messages_read(read) == {
         "type": "messages_read",
         "messageIds": ["4", "5"],
