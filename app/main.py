@@ -50,7 +50,7 @@ from app.worker_assembly import worker_lifespan
 
 # Matched in this order, one route at a time (about 7 µs of CPU per route passed over on the way): a
 # claim, its messages and the product lists, the requests that make up most traffic, come first. No
-# path of one router matches a route of another (tests/test_routing.py; `/api/claims/{id}` is one
+# path of one router matches a route of another (tests/test_main.py; `/api/claims/{id}` is one
 # segment, so `/api/claims/messages/{claimId}` is not it), so the order changes nothing else.
 ROUTERS = (
     claims_router,

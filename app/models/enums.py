@@ -15,7 +15,7 @@ class Role(StrEnum):
     ADMIN = "ROLE_ADMIN"
 
 
-# As request and response fields take them (tests/users/test_roles.py holds it equal to `Role`).
+# As request and response fields take them (tests/test_vocabularies.py holds it equal to `Role`).
 RoleName = Literal["ROLE_USER", "ROLE_SUPPLIER", "ROLE_ADMIN"]
 
 
@@ -28,7 +28,7 @@ class ClaimStatus(StrEnum):
 
 
 # The same names as request and response fields take them: a Literal keeps the OpenAPI schema and the
-# validation errors the API has always had (tests/claims/test_status.py holds the two equal).
+# validation errors the API has always had (tests/test_vocabularies.py holds the two equal).
 ClaimStatusName = Literal["open", "in_progress", "resolved", "closed"]
 
 

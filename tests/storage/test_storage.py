@@ -40,6 +40,7 @@ def test_a_new_key_is_a_random_name_in_its_folder() -> None:
         "receipts/" + "a" * 32,
         "receipts/" + "a" * 32 + ".pdf.part",
         "receipts/sub/" + "a" * 32 + ".pdf",
+        "receipts/" + "a" * 32 + ".pdf\n",  # `$` alone would let a trailing newline through
         "",
     ],
 )
