@@ -56,6 +56,12 @@ def _products_rebuilt() -> Iterator[BatchOperations]:
 
 
 def upgrade() -> None:
+    _households()
+    _claim_mutes_and_sharing()
+
+
+def _households() -> None:
+    """Households, their invitations and their members."""
     op.create_table(
         "households",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -111,6 +117,10 @@ def upgrade() -> None:
         sqlite_autoincrement=True,
     )
     op.create_index("ix_household_members_user_household", "household_members", ["user_id", "household_id"])
+
+
+def _claim_mutes_and_sharing() -> None:
+    """Per-user claim mutes, and the household a product is shared with."""
     op.create_table(
         "claim_mutes",
         sa.Column("claim_id", sa.Integer(), nullable=False),

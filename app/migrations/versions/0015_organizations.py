@@ -43,6 +43,12 @@ def _claims_rebuilt() -> Iterator[BatchOperations]:
 
 
 def upgrade() -> None:
+    _organizations()
+    _claims_organization()
+
+
+def _organizations() -> None:
+    """Organisations, their brands and their members."""
     op.create_table(
         "organizations",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -89,6 +95,10 @@ def upgrade() -> None:
     op.create_index(
         "ix_organization_members_organization_user", "organization_members", ["organization_id", "user_id"]
     )
+
+
+def _claims_organization() -> None:
+    """The organisation a claim is routed to, and the queue's indexes."""
     with _claims_rebuilt() as batch_op:
         batch_op.add_column(sa.Column("organization_id", sa.Integer(), nullable=True))
         batch_op.create_foreign_key(
