@@ -1,6 +1,6 @@
 """Claim reads and writes (app/claims/repository.py): the lists in a fixed number of queries whatever their
 length, totals kept or counted alike, the insert that the one-active-claim index may refuse, and the reads
-of a product's claim and of users."""
+of a product's claim and of a supplier with their organisation."""
 
 from __future__ import annotations
 
@@ -14,10 +14,12 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.access.claims import visible_claims
 from app.claims.repository import ClaimFilter, ClaimRepository
-from app.errors import Conflict
+from app.errors import Conflict, Forbidden
 from app.models import Claim, User
 from tests.claims.support import queries_of
 from tests.factories.claims import create_claim, create_message
+from tests.factories.households import household_cast
+from tests.factories.organizations import add_org_member, create_organization
 from tests.factories.products import create_product
 from tests.factories.users import auth_headers, create_admin, create_supplier, create_user
 from tests.helpers import count_queries
@@ -93,10 +95,12 @@ async def test_the_database_index_conflict_is_a_409_and_the_transaction_goes_on(
 async def test_own_products_and_active_claims(
     app: FastAPI, sessionmaker: async_sessionmaker[AsyncSession]
 ) -> None:
-    ann, bob = await create_user(app), await create_user(app)
+    ann, bob, admin = await create_user(app), await create_user(app), await create_admin(app)
     with_open, with_closed, without = [await create_product(app, ann) for _ in range(3)]
     await create_claim(app, with_open, status="in_progress")
     await create_claim(app, with_closed, status="closed")
+    cast = await household_cast(app)
+    shared = await create_product(app, cast.owner, household_id=cast.household.id)
 
     async with sessionmaker() as session:
         claims = ClaimRepository(session)
@@ -105,22 +109,29 @@ async def test_own_products_and_active_claims(
             False,
             False,
         ]
-        own = await claims.own_product(ann.id, with_open.id)
+        own = await claims.own_product(ann, with_open.id)
         assert own is not None and own.id == with_open.id
-        assert await claims.own_product(bob.id, with_open.id) is None
+        assert await claims.own_product(bob, with_open.id) is None
+        assert await claims.own_product(admin, with_open.id) is None  # admins claim as anyone
+        # A household member writes to a product shared with them; a viewer sees it but may not (403).
+        written = await claims.own_product(cast.member, shared.id)
+        assert written is not None and written.id == shared.id
+        with pytest.raises(Forbidden):
+            await claims.own_product(cast.viewer, shared.id)
 
 
-async def test_users_are_read_in_one_query_without_the_missing(
+async def test_a_supplier_candidate_is_read_with_their_organisation_in_one_query(
     app: FastAPI, sessionmaker: async_sessionmaker[AsyncSession]
 ) -> None:
-    first, second = await create_user(app), await create_supplier(app)
+    free, member = await create_user(app), await create_supplier(app)
+    organization = await create_organization(app, "Gaggia Service", ["Gaggia"])
+    await add_org_member(app, organization, member)
 
     async with sessionmaker() as session:
         claims = ClaimRepository(session)
-        with count_queries(app) as none_asked:
-            assert await claims.users(None, None) == []
         with count_queries(app) as asked:
-            found: list[User] = await claims.users(second.id, None, 999_999, first.id, second.id)
+            found = [await claims.supplier_candidate(i) for i in (member.id, 999_999, free.id)]
 
-    assert [user.id for user in found] == [first.id, second.id]
-    assert (len(none_asked), len(asked)) == (0, 1)
+    shown = [None if row is None else (row[0].id, row[1]) for row in found]
+    assert shown == [(member.id, organization.id), None, (free.id, None)]
+    assert len(asked) == 3  # one read each, the organisation joined in

@@ -284,6 +284,8 @@ def _product(**fields: Any) -> ProductOut:
         "has_active_claim": True,
         "created_at": NOW,
         "updated_at": NOW,
+        "household_id": 4,
+        "owner": {"id": 7, "name": "Ann"},
     }
     return ProductOut.model_validate(values | fields)
 
@@ -326,8 +328,11 @@ def test_the_rows_are_read_into_the_create_fields_and_each_problem_named_by_its_
             "store": None,
             "price": Decimal("9.50"),
             "serial_number": None,
+            "household_id": None,  # imported products are the importer's own, unshared
         }
     ]
     assert set(problems) == {"4"} and set(problems["4"]) == {"name", "warrantyPeriodMonths"}
     with pytest.raises(CsvProblem, match="has more than 1 rows"):
         read_products(data.encode(), max_rows=1)
+    with pytest.raises(CsvProblem, match="has unknown columns: householdId"):  # an import shares nothing
+        read_products(b"name,householdId\r\nKettle,3\r\n", max_rows=2)

@@ -172,6 +172,8 @@ def _row(**fields: Any) -> SimpleNamespace:
     """A product as its list columns hold it."""
     values: dict[str, Any] = {
         "id": 7,
+        "owner_id": 42,
+        "household_id": 3,
         "name": "Kettle",
         "brand": "Bosch",
         "category": "Kitchen",
@@ -203,7 +205,9 @@ def _row(**fields: Any) -> SimpleNamespace:
 def test_a_product_is_shown_with_its_status_on_the_day(
     today: date, fields: dict[str, Any], status: str
 ) -> None:
-    shown = ProductOut.of(_row(**fields), has_active_claim=True, today=today, expiring_soon_days=29)
+    shown = ProductOut.of(
+        _row(**fields), owner_name="Ann", has_active_claim=True, today=today, expiring_soon_days=29
+    )
     body = shown.model_dump(mode="json", by_alias=True)
     assert body["warrantyStatus"] == status
     assert (body["purchaseDate"], body["warrantyExpiresAt"]) == (
@@ -211,6 +215,7 @@ def test_a_product_is_shown_with_its_status_on_the_day(
         "2028-01-15T00:00:00+00:00",
     )
     assert (body["price"], body["hasActiveClaim"], body["warrantyExtensions"]) == (10.5, True, [])
+    assert (body["householdId"], body["owner"]) == (3, {"id": 42, "name": "Ann"})
 
 
 def test_a_price_is_a_json_number_of_two_decimals_at_most_and_kept_as_sent() -> None:

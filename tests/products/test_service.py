@@ -156,7 +156,10 @@ def test_the_fields_of_a_new_product_name_the_one_warranty_end_given() -> None:
         "store": "Shop",
         "price": None,
         "serial_number": None,
+        "household_id": None,
     }
+    shared = service.create_fields(ProductCreate.model_validate(MINIMAL | {"householdId": 3}))
+    assert shared["household_id"] == 3
     by_day = {**MINIMAL, "warrantyPeriodMonths": None, "warrantyEndsOn": "2026-01-15"}
     fields = service.create_fields(ProductCreate.model_validate(by_day))
     assert (fields["warranty_period_months"], fields["warranty_ends_on"]) == (None, date(2026, 1, 15))
