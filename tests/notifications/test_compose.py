@@ -166,11 +166,11 @@ async def test_nothing_to_say_of_a_claim_that_is_gone_and_skipped_for_who_left_i
     stranger = await create_user(app)
 
     async with app.state.sessionmaker() as session:
-        assert await claim_context(session, claim.id + 1000, customer.id) is None
-        assert await claim_context(session, claim.id, stranger.id + 1000) is None
+        assert await claim_context(session, claim.id + 1000, {"recipientId": customer.id}) is None
+        assert await claim_context(session, claim.id, {"recipientId": stranger.id + 1000}) is None
         with pytest.raises(Skipped, match="no longer a participant"):
-            await claim_context(session, claim.id, stranger.id)
-        context = await claim_context(session, claim.id, supplier.id)
+            await claim_context(session, claim.id, {"recipientId": stranger.id})
+        context = await claim_context(session, claim.id, {"recipientId": supplier.id})
     assert context is not None and context.recipient.id == supplier.id
     assert context.link(app.state.settings) == f"http://localhost:3000/claims/{claim.id}"
 
