@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import aliased
 
 from app.core.repository import Repository
 from app.models import Household, HouseholdInvitation, HouseholdMember, Product, User
@@ -126,6 +127,37 @@ class HouseholdRepository(Repository):
             .where(HouseholdMember.household_id == household_id, HouseholdMember.user_id == user_id)
             .values(role=role)
         )
+
+    async def solely_owned(self, user_id: int) -> list[int]:
+        """The households `user_id` is the only owner of."""
+        owners = aliased(HouseholdMember)
+        other_owner = (
+            select(owners.user_id)
+            .where(
+                owners.household_id == HouseholdMember.household_id,
+                owners.role == HouseholdRole.OWNER,
+                owners.user_id != user_id,
+            )
+            .exists()
+        )
+        statement = select(HouseholdMember.household_id).where(
+            HouseholdMember.user_id == user_id, HouseholdMember.role == HouseholdRole.OWNER, ~other_owner
+        )
+        return list(await self.session.scalars(statement.order_by(HouseholdMember.household_id)))
+
+    async def successor(self, household_id: int, leaving_id: int) -> int | None:
+        """Who takes over from a household's last owner: its longest-standing member, else viewer."""
+        statement = (
+            select(HouseholdMember.user_id)
+            .where(HouseholdMember.household_id == household_id, HouseholdMember.user_id != leaving_id)
+            .order_by(
+                (HouseholdMember.role != HouseholdRole.MEMBER),
+                HouseholdMember.joined_at,
+                HouseholdMember.user_id,
+            )
+            .limit(1)
+        )
+        return await self.session.scalar(statement)
 
     async def remove_member(self, household_id: int, user_id: int) -> None:
         """Ends the membership; the products they shared with the household are theirs alone again."""

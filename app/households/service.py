@@ -207,3 +207,18 @@ async def accept(
     await households.add_member(household.id, user.id, invitation.role, utc_now())
     await record_access_changed(households.session, household.id, [user.id])
     return household, await _member(households, household.id, user.id)
+
+
+async def hand_over(user: User, *, households: HouseholdRepository) -> None:
+    """Before `user`'s account is deleted: each household they alone own passes to its longest-standing
+    member (members before viewers), who becomes its owner; one with nobody else in it is deleted. A
+    household never stays without an owner (contract 17.2)."""
+    for household_id in await households.solely_owned(user.id):
+        household = await households.lock(household_id, to_delete=True)
+        if household is None:
+            continue
+        successor = await households.successor(household_id, user.id)
+        if successor is None:
+            await households.delete(household)
+        else:
+            await households.set_role(household_id, successor, OWNER)

@@ -9,6 +9,8 @@ from app.changes.dispatch import record
 from app.changes.events import UserChanged, UserDeleted
 from app.derived import read_state
 from app.errors import Conflict, NotFound
+from app.households import service as households_service
+from app.households.repository import HouseholdRepository
 from app.models import User
 from app.models.enums import Role
 from app.storage.storage import Storage, delete_after_commit
@@ -60,12 +62,14 @@ async def update_user(target: User, body: AdminUserPatch, *, users: UserReposito
 
 async def delete_user(user: User, *, users: UserRepository, storage: Storage) -> None:
     """Delete the account with everything docs/api.md §4 lists; its files go once the deletion commits.
-    Claims it supplies keep going without a supplier; its messages in other people's claims stay."""
+    Claims it supplies keep going without a supplier; its messages in other people's claims stay; the
+    households it alone owns pass to another member (app.households.service.hand_over)."""
     await ensure_not_last_admin(users, user)
     keys = await users.owned_file_keys(user.id)
     if user.profile_picture:
         keys.append(picture_key(user.profile_picture))
     supplied = await users.supplied_claims(user.id)
+    await households_service.hand_over(user, households=HouseholdRepository(users.session))
     await users.delete(user)
     # The claims they supplied have no supplier now: their reads no longer count as a recipient's.
     await read_state.recompute(users.session, supplied)

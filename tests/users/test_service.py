@@ -14,11 +14,24 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.errors import Conflict, NotFound
-from app.models import Claim, DeviceToken, Message, MessageRead, Product, Receipt, RefreshToken, User
+from app.models import (
+    Claim,
+    DeviceToken,
+    Household,
+    HouseholdMember,
+    Message,
+    MessageRead,
+    Product,
+    Receipt,
+    RefreshToken,
+    User,
+)
+from app.models.enums import HouseholdRole
 from app.users import service
 from app.users.repository import UserRepository
 from app.users.schemas import AdminUserPatch
 from tests.factories.claims import create_claim, create_message
+from tests.factories.households import add_member, create_household
 from tests.factories.products import create_product
 from tests.factories.users import DEFAULT_PASSWORD, auth_headers, create_admin, create_supplier, create_user
 from tests.helpers import assert_error, count_queries
@@ -304,3 +317,36 @@ async def test_the_last_admin_may_change_anything_but_leave_the_admins(app: Fast
         assert other.email == "second.admin@example.com"
         demoted = await service.update_user(target, AdminUserPatch.model_validate({"roles": []}), users=users)
         assert demoted.roles == ["ROLE_USER"]
+
+
+async def test_a_deleted_last_owner_hands_each_household_to_its_longest_standing_member(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    owner, viewer, member, late = [await create_user(app) for _ in range(4)]
+    shared = await create_household(app, owner)
+    await add_member(app, shared, viewer, HouseholdRole.VIEWER)  # longest standing, but a viewer
+    await add_member(app, shared, member)
+    await add_member(app, shared, late)
+    alone = await create_household(app, owner)
+    co_owned = await create_household(app, owner)
+    await add_member(app, co_owned, member, HouseholdRole.OWNER)
+
+    answer = await client.delete("/api/me", headers=auth_headers(app, owner))
+    assert answer.status_code == 204, answer.text
+
+    async with app.state.sessionmaker() as session:
+        roles = dict(
+            (await session.execute(
+                select(HouseholdMember.household_id, HouseholdMember.role).where(
+                    HouseholdMember.user_id == member.id
+                )
+            )).all()
+        )  # fmt: skip
+        assert await session.get(Household, alone.id) is None  # nobody else was in it
+        viewer_role = await session.scalar(
+            select(HouseholdMember.role).where(
+                HouseholdMember.household_id == shared.id, HouseholdMember.user_id == viewer.id
+            )
+        )
+    assert roles == {shared.id: HouseholdRole.OWNER, co_owned.id: HouseholdRole.OWNER}
+    assert viewer_role == HouseholdRole.VIEWER
