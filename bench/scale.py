@@ -28,9 +28,21 @@ import httpx
 
 from bench import harness
 from bench.run import RESULTS, SERVER, create_database, drop_database, service_env, settings_for, token_for
-from bench.scale_seed import BUSY_CLAIM, REPLAY_EVENTS, SIZES, Size, owner_of, seed
+from bench.scale_seed import (
+    BUSY_CLAIM,
+    REPLAY_EVENTS,
+    SIZES,
+    Size,
+    agent_of,
+    household_of,
+    member_of,
+    owner_of,
+    seed,
+)
 
-Request = tuple[str, str, str]  # label, who (admin / customer), path
+SHARED_CLAIM = 10  # its product (10) is shared with a household of its owner
+
+Request = tuple[str, str, str]  # label, who (admin, customer, member, agent: user_of), path
 
 
 def database_name(size: str) -> str:
@@ -140,7 +152,31 @@ def requests_for(size: Size) -> list[Request]:
         ),
         ("busy claim detail", "customer", f"/api/claims/{busy}"),
         ("quiet claim detail", "customer", f"/api/claims/{owner_claim(size)}"),
+        # Households and organisations (contract 17): a member's list of own and shared products, a shared
+        # claim read by a member who did not file it, and the big organisation's queue read by an agent.
+        ("household member's products", "member", "/api/products?page=1&limit=20"),
+        ("household member's claims", "member", "/api/claims?page=1&limit=20"),
+        ("shared claim detail, by a member", "member", f"/api/claims/{SHARED_CLAIM}"),
+        ("queue, first page", "agent", "/api/organizations/1/claims?limit=50"),
+        ("queue, unassigned", "agent", "/api/organizations/1/claims?limit=50&assigned=none"),
+        ("queue, status", "agent", "/api/organizations/1/claims?limit=50&status=open"),
+        ("queue, text", "agent", "/api/organizations/1/claims?limit=50&q=stopped"),
+        ("queue, next page by cursor", "agent", "cursor:/api/organizations/1/claims?limit=50"),
     ]
+
+
+def user_of(size: Size, who: str) -> tuple[int, list[str]]:
+    """The user id and roles each request is made as: the admin, the busy claim's customer, a member (not
+    the owner) of the household the shared claim's product is in, an agent of the big organisation."""
+    if who == "admin":
+        return 1, ["ROLE_USER", "ROLE_ADMIN"]
+    if who == "member":
+        household = household_of(size, SHARED_CLAIM)
+        assert household is not None  # its product is one of the shared ones
+        return member_of(size, household), ["ROLE_USER"]
+    if who == "agent":
+        return agent_of(size, 1) + 1, ["ROLE_USER", "ROLE_SUPPLIER"]
+    return owner_of(size, BUSY_CLAIM), ["ROLE_USER"]
 
 
 def owner_claim(size: Size) -> int:
@@ -200,12 +236,8 @@ async def replay_ms(base_url: str, token: str, rounds: int) -> list[float]:
 
 
 def measure(url: str, size: Size, rounds: int, logs: Path) -> dict[str, Any]:
-    admin = token_for(url, 1, ["ROLE_USER", "ROLE_ADMIN"])
-    customer = token_for(url, owner_of(size, BUSY_CLAIM), ["ROLE_USER"])
-    headers = {
-        "admin": {"Authorization": f"Bearer {admin}"},
-        "customer": {"Authorization": f"Bearer {customer}"},
-    }
+    tokens = {who: token_for(url, *user_of(size, who)) for who in ("admin", "customer", "member", "agent")}
+    headers = {who: {"Authorization": f"Bearer {token}"} for who, token in tokens.items()}
     env = service_env(url, WARRANTY_RUN_WORKER="false", WARRANTY_CACHE_TTL="0")
     server = harness.uvicorn("app.main:app", harness.free_port(), 1, env, logs / "scale.log")
     figures: dict[str, Any] = {}
@@ -224,7 +256,7 @@ def measure(url: str, size: Size, rounds: int, logs: Path) -> dict[str, Any]:
                     **summary(timed(client, path, headers[who], rounds)),
                 }
                 print(f"  {label}: {figures[label]['p50_ms']} / {figures[label]['p99_ms']} ms", flush=True)
-        replay = asyncio.run(replay_ms(server.url, customer, max(3, rounds // 3)))
+        replay = asyncio.run(replay_ms(server.url, tokens["customer"], max(3, rounds // 3)))
         figures["hub replay of the busy claim"] = {
             "path": "/.well-known/mercure (earliest)",
             **summary(replay),
@@ -249,9 +281,7 @@ async def _explain(url: str, size: Size, label: str, path: str, who: str) -> str
 
     settings = settings_for(url, cache_ttl=0, run_worker=False, data_dir=RESULTS / "var")
     app = create_app(settings)
-    user = 1 if who == "admin" else owner_of(size, BUSY_CLAIM)
-    roles = ["ROLE_USER", "ROLE_ADMIN"] if who == "admin" else ["ROLE_USER"]
-    token = token_for(url, user, roles)
+    token = token_for(url, *user_of(size, who))
     statements: list[tuple[float, str, Any]] = []
     started: dict[int, float] = {}
 
