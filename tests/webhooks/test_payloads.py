@@ -37,10 +37,12 @@ def test_a_claim_and_its_outcome_as_the_api_shows_them() -> None:
     extension = WarrantyExtension(months=6, starts_on=date(2027, 1, 1), ends_on=date(2027, 6, 30))
 
     assert payloads.claim(row) == {
-        "id": 7, "productId": 3, "customerId": 10, "supplierId": None, "status": "resolved",
-        "description": "Leaks", "outcome": "repaired", "outcomeNote": "New seal",
+        "id": 7, "productId": 3, "customerId": 10, "supplierId": None, "organizationId": None,
+        "status": "resolved", "description": "Leaks", "outcome": "repaired", "outcomeNote": "New seal",
         "createdAt": "2026-05-01T12:30:15+00:00", "updatedAt": "2026-05-01T13:30:15+00:00",
     }  # fmt: skip
+    row.organization_id = 4  # routed (contract 17.12): webhooks name the organisation
+    assert payloads.claim(row)["organizationId"] == 4
     assert payloads.outcome(row, extension) == {
         "outcome": "repaired",
         "outcomeNote": "New seal",
