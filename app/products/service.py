@@ -85,27 +85,24 @@ async def unvoid(product: Product, *, products: ProductRepository) -> Product:
 async def _change(product: Product, changes: dict[str, Any], products: ProductRepository) -> Product:
     former = product.household_id
     product = await products.update(product, changes)
-    await changed(products.session, product.owner_id, former, product.household_id)
+    members = await changed(products.session, product.owner_id, former, product.household_id)
     if former is not None and former != product.household_id:
         # Unshared (or moved): the former household's members lose the product's claims at once, open
         # hub streams included; their claim lists go stale too.
-        await record(
-            products.session,
-            HouseholdAccessChanged(former, tuple(await member_ids(products.session, former))),
-        )
+        await record(products.session, HouseholdAccessChanged(former, tuple(members[former])))
     return product
 
 
-async def changed(session: AsyncSession, owner_id: int, *household_ids: int | None) -> None:
+async def changed(session: AsyncSession, owner_id: int, *household_ids: int | None) -> dict[int, list[int]]:
     """Record that products of `owner_id` changed (what they show, or with whom they are shared).
     `household_ids`: the households they are shared with, before and after: every member's product list
     shows them too (or did), so each member's pages go stale with the owner's. One read of the members per
-    household (one, or two when a product moves between households)."""
+    household (one, or two when a product moves between households); answers them by household."""
     households = tuple(sorted({household for household in household_ids if household is not None}))
-    members: set[int] = set()
-    for household in households:
-        members.update(await member_ids(session, household))
-    await record(session, ProductsChanged(owner_id, households, tuple(sorted(members))))
+    members = {household: await member_ids(session, household) for household in households}
+    everyone = sorted({user_id for ids in members.values() for user_id in ids})
+    await record(session, ProductsChanged(owner_id, households, tuple(everyone)))
+    return members
 
 
 async def delete(product: Product, *, products: ProductRepository) -> None:
