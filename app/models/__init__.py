@@ -4,6 +4,7 @@ from app.models.base import Base
 from app.models.cache_invalidations import CacheInvalidation
 from app.models.calendar import CalendarFeed
 from app.models.claim import Claim, Message, MessageRead
+from app.models.claim_deadline import ClaimDeadline
 from app.models.event import Event
 from app.models.household import ClaimMute, Household, HouseholdInvitation, HouseholdMember
 from app.models.inbound import InboundDelivery
@@ -26,6 +27,7 @@ __all__ = [
     "CacheInvalidation",
     "CalendarFeed",
     "Claim",
+    "ClaimDeadline",
     "ClaimEvent",
     "ClaimMute",
     "DeviceToken",

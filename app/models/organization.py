@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, String
+from sqlalchemy import JSON, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.types import StrEnumColumn, UtcDateTime
@@ -20,6 +20,11 @@ class Organization(Timestamps, Base):
     name: Mapped[str] = mapped_column(String(200))
     # Told of claims while none of its agents is assigned (contract 17.7); optional.
     email: Mapped[str | None] = mapped_column(String(255))
+    # Deadlines (contract 17.8), counted inside the business hours when there are some:
+    # {"timezone": IANA name, "days": [1..7], "start": "HH:MM", "end": "HH:MM"}.
+    first_response_minutes: Mapped[int] = mapped_column(Integer, default=1440, server_default="1440")
+    resolution_minutes: Mapped[int] = mapped_column(Integer, default=7200, server_default="7200")
+    business_hours: Mapped[dict[str, object] | None] = mapped_column(JSON)
 
 
 class OrganizationBrand(Base):

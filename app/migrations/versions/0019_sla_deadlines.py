@@ -7,15 +7,78 @@ Create Date: 2026-11-28 15:00:00
 
 from collections.abc import Sequence
 
+import sqlalchemy as sa
+from alembic import op
+
+import app.core.types
+
 revision: str = "0019"
 down_revision: str | None = "0018"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
+_FIRST_RESPONSE_OPEN = "first_responded_at IS NULL AND first_response_breached_at IS NULL"
+_RESOLUTION_OPEN = "resolved_at IS NULL AND resolution_breached_at IS NULL"
+
 
 def upgrade() -> None:
-    pass
+    _organization_settings()
+    _claim_deadlines()
+
+
+def _organization_settings() -> None:
+    with op.batch_alter_table("organizations") as batch_op:
+        batch_op.add_column(
+            sa.Column("first_response_minutes", sa.Integer(), server_default="1440", nullable=False)
+        )
+        batch_op.add_column(
+            sa.Column("resolution_minutes", sa.Integer(), server_default="7200", nullable=False)
+        )
+        batch_op.add_column(sa.Column("business_hours", sa.JSON(), nullable=True))
+
+
+def _claim_deadlines() -> None:
+    when = app.core.types.UtcDateTime(timezone=True)
+    op.create_table(
+        "claim_deadlines",
+        sa.Column("claim_id", sa.Integer(), nullable=False),
+        sa.Column("first_response_due_at", when, nullable=True),
+        sa.Column("first_responded_at", when, nullable=True),
+        sa.Column("first_response_minutes", sa.Integer(), nullable=True),
+        sa.Column("first_response_breached_at", when, nullable=True),
+        sa.Column("resolution_due_at", when, nullable=True),
+        sa.Column("resolved_at", when, nullable=True),
+        sa.Column("resolution_minutes", sa.Integer(), nullable=True),
+        sa.Column("resolution_breached_at", when, nullable=True),
+        sa.Column("paused_since", when, nullable=True),
+        sa.Column("resolution_minutes_run", sa.Integer(), server_default="0", nullable=False),
+        sa.ForeignKeyConstraint(
+            ["claim_id"], ["claims.id"], name=op.f("fk_claim_deadlines_claim_id_claims"), ondelete="CASCADE"
+        ),
+        sa.PrimaryKeyConstraint("claim_id", name=op.f("pk_claim_deadlines")),
+        sqlite_autoincrement=True,
+    )
+    op.create_index(
+        "ix_claim_deadlines_first_response_open",
+        "claim_deadlines",
+        ["first_response_due_at"],
+        sqlite_where=sa.text(_FIRST_RESPONSE_OPEN),
+        postgresql_where=sa.text(_FIRST_RESPONSE_OPEN),
+    )
+    op.create_index(
+        "ix_claim_deadlines_resolution_open",
+        "claim_deadlines",
+        ["resolution_due_at"],
+        sqlite_where=sa.text(_RESOLUTION_OPEN),
+        postgresql_where=sa.text(_RESOLUTION_OPEN),
+    )
 
 
 def downgrade() -> None:
-    pass
+    op.drop_index("ix_claim_deadlines_resolution_open", table_name="claim_deadlines")
+    op.drop_index("ix_claim_deadlines_first_response_open", table_name="claim_deadlines")
+    op.drop_table("claim_deadlines")
+    with op.batch_alter_table("organizations") as batch_op:
+        batch_op.drop_column("business_hours")
+        batch_op.drop_column("resolution_minutes")
+        batch_op.drop_column("first_response_minutes")
