@@ -125,12 +125,15 @@ async def seed(connection: asyncpg.Connection, size: Size) -> dict[str, int]:
     )
     await connection.execute(
         """
-        INSERT INTO claims (id, product_id, customer_id, supplier_id, status, description,
+        INSERT INTO claims (id, product_id, customer_id, supplier_id, status, description, search_text,
                             created_at, updated_at)
         SELECT n, n, $1::int + n % $2::int, 2 + n % $3::int,
                (ARRAY['open', 'in_progress', 'resolved', 'closed'])[1 + n % 4],
-               'Claim ' || n || ': it stopped working.', now() - ($4::int - n) * interval '10 seconds', now()
+               d.text, lower(p.name || chr(10) || d.text),
+               now() - ($4::int - n) * interval '10 seconds', now()
         FROM generate_series(1, $4::int) AS n
+        JOIN products AS p ON p.id = n
+        CROSS JOIN LATERAL (SELECT 'Claim ' || n || ': it stopped working.' AS text) AS d
         """,
         first,
         customers,

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sqlalchemy import ColumnElement, Select, func, or_, select, tuple_
+from sqlalchemy import ColumnElement, Select, func, select, tuple_
 
 from app.api.pagination import KeyKind
 from app.claims.repository import LIST_COLUMNS, after_key, with_list_joins
@@ -45,18 +45,13 @@ class QueueFilter:
         if self.brand is not None:
             conditions.append(func.lower(Product.brand) == self.brand.lower())
         if self.q is not None:
-            pattern = f"%{escape_like(self.q.lower())}%"
-            conditions.append(
-                or_(
-                    func.lower(Claim.description).like(pattern, escape="/"),
-                    func.lower(Product.name).like(pattern, escape="/"),
-                )
-            )
+            # The product's name and the description, lower-cased, in the claim's own row.
+            conditions.append(Claim.search_text.like(f"%{escape_like(self.q.lower())}%", escape="/"))
         return conditions
 
     @property
     def reads_product(self) -> bool:
-        return self.brand is not None or self.q is not None
+        return self.brand is not None
 
 
 def escape_like(term: str) -> str:

@@ -13,6 +13,7 @@ from app.claims import outcome, transitions
 from app.claims.assignment import take_if_first
 from app.claims.repository import ClaimRepository, Routing, already_active
 from app.core.clock import utc_now
+from app.derived import claim_search
 from app.errors import NotFound
 from app.models import Claim, Product, User
 from app.models.enums import ClaimStatus
@@ -47,6 +48,7 @@ async def open_claim(
             customer_id=customer.id,
             status=ClaimStatus.OPEN,
             description=description,
+            search_text=claim_search.search_text(product.name, description),
             organization_id=None if routing is None else routing.organization_id,
         )
     )

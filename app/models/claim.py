@@ -54,6 +54,9 @@ class Claim(Timestamps, Base):
     organization_id: Mapped[int | None] = mapped_column(ForeignKey("organizations.id", ondelete="SET NULL"))
     status: Mapped[ClaimStatus] = mapped_column(StrEnumColumn(ClaimStatus, 16), default=ClaimStatus.OPEN)
     description: Mapped[str] = mapped_column(Text)
+    # The product's name and the description, lower-cased, for the queue's text filter
+    # (app/derived/claim_search.py).
+    search_text: Mapped[str] = mapped_column(Text, server_default="")
     # How the claim was resolved (repaired, replaced, refunded, rejected); null until then and after a reopen.
     outcome: Mapped[str | None] = mapped_column(String(16))
     outcome_note: Mapped[str | None] = mapped_column(Text)

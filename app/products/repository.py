@@ -31,6 +31,7 @@ from app.api.pagination import KeyKind
 from app.core.driver_reads import driver_read
 from app.core.ids import MAX_ID
 from app.core.repository import Repository
+from app.derived import claim_search
 from app.derived.counter_locks import take_product_counters
 from app.derived.counts import products_expiring, row_count
 from app.models import Claim, Message, Product, Receipt, User
@@ -367,6 +368,8 @@ class ProductRepository(Repository):
             setattr(product, name, value)
         await expiry.keep_in_step(self.session, product)
         await self.session.flush()
+        if "name" in changes:
+            await claim_search.follow_product_name(self.session, product.id)
         return product
 
     async def file_keys(self, product_id: int) -> list[str]:

@@ -11,6 +11,7 @@ from fastapi import FastAPI
 
 from app.core.clock import utc_now
 from app.derived import read_state
+from app.derived.claim_search import search_text
 from app.models import Claim, Message, MessageRead, Product, User
 from tests.factories.products import create_product
 from tests.factories.users import create_admin, create_supplier, create_user
@@ -31,6 +32,7 @@ async def create_claim(
             supplier_id=supplier.id if supplier else None,
             status=status,
             description=description,
+            search_text=search_text(product.name, description),
         )
         session.add(claim)
     return claim

@@ -122,3 +122,39 @@ async def test_the_migration_keeps_rows_and_foreign_keys(tmp_path: Path, is_post
         )
         assert (await connection.exec_driver_sql("SELECT max(id) FROM users")).scalar() == 8
     await engine.dispose()
+
+
+async def test_claims_get_their_search_text_from_their_product(tmp_path: Path, is_postgres: bool) -> None:
+    """Revision 0022 fills the search text of the claims already there (the queue's `q` reads it)."""
+    if is_postgres:
+        assert PG_URL is not None
+        url = await _create_pg_database(PG_URL)
+    else:
+        url = f"sqlite+aiosqlite:///{tmp_path / 'old.db'}"
+    try:
+        await asyncio.to_thread(upgrade, url, "0021")
+        engine = create_async_engine(url)
+        async with engine.begin() as connection:
+            for statement in _ONE_CLAIM:
+                await connection.execute(text(statement))
+        await asyncio.to_thread(upgrade, url)
+        async with engine.begin() as connection:
+            stored = (await connection.execute(text("SELECT search_text FROM claims"))).scalar_one()
+        await engine.dispose()
+        assert stored == "big washer\nit leaks."
+    finally:
+        if is_postgres:
+            await _drop_pg_database(PG_URL, url)
+
+
+_NOW = "'2026-01-01 00:00:00+00'"
+_ONE_CLAIM = (
+    "INSERT INTO users (id, email, name, password_hash, roles, notifications_enabled, "
+    f"email_notifications_enabled, credential_version, updated_at, created_at) "
+    f"VALUES (7, 'a@example.com', 'A', 'x', '[]', true, true, 0, {_NOW}, {_NOW})",
+    "INSERT INTO products (id, owner_id, name, brand, category, purchase_date, warranty_period_months, "
+    f"warranty_expires_on, updated_at, created_at) "
+    f"VALUES (3, 7, 'Big Washer', 'Acme', 'home', '2026-01-01', 24, '2028-01-01', {_NOW}, {_NOW})",
+    "INSERT INTO claims (id, product_id, customer_id, status, description, updated_at, created_at) "
+    f"VALUES (5, 3, 7, 'open', 'It LEAKS.', {_NOW}, {_NOW})",
+)
