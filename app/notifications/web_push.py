@@ -60,15 +60,18 @@ class Subscription:
 
 def payload_bytes(payload: dict[str, Any]) -> bytes:
     """The JSON payload in at most MAX_PAYLOAD bytes: its `body` is shortened (with an ellipsis) to fit."""
-    encoded = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
-    body = str(payload.get("body") or "")
+    encoded = _json(payload)
+    body = str(payload.get("body") or "").encode()
     while len(encoded) > MAX_PAYLOAD and body:
-        excess = len(encoded) - MAX_PAYLOAD
-        body = body[: max(0, len(body) - max(excess, 1) - 1)].rstrip() + "…"
-        if len(body) <= 1:
-            body = ""
-        encoded = json.dumps({**payload, "body": body}, ensure_ascii=False, separators=(",", ":")).encode()
+        keep = max(0, len(body) - (len(encoded) - MAX_PAYLOAD) - len("…".encode()))
+        body = body[:keep]
+        text = body.decode(errors="ignore").rstrip()
+        encoded = _json({**payload, "body": text + "…" if text else ""})
     return encoded
+
+
+def _json(payload: dict[str, Any]) -> bytes:
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def encrypt(plain: bytes, subscription: Subscription) -> bytes:

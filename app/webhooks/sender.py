@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 import httpx
@@ -22,7 +22,7 @@ _SNIPPET = 512  # bytes of a failed answer kept to show the admin
 class Answer:
     status: int
     snippet: str
-    retry_after: str | None = None  # the receiver's Retry-After header, if any
+    retry_after: str | None = field(default=None, compare=False)  # the receiver's Retry-After, if any
 
     @property
     def ok(self) -> bool:
