@@ -153,6 +153,8 @@ def _notify(url: str, title: str, body: str, timeout: float) -> bool:
         return False
     plugin.socket_connect_timeout = timeout
     plugin.socket_read_timeout = timeout
+    if hasattr(plugin, "discovery"):  # Matrix's .well-known lookup would send to a host nobody checked
+        plugin.discovery = False
     sender = apprise.Apprise()
     sender.add(plugin)
     return bool(sender.notify(body=body, title=title))
