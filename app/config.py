@@ -133,6 +133,33 @@ class Settings(BaseSettings):
     push_url: str | None = None
     push_timeout: float = 10.0
     push_apns_topic: str | None = None
+    # Web Push (contract 19.1): the VAPID key (a base64url P-256 private scalar or a PEM; unset: generated
+    # once into data_dir), the `sub` of its tokens (mailto: or https:; unset: mailto: the WARRANTY_MAIL_FROM
+    # address), how long a push service keeps an undelivered message, subscriptions kept per user.
+    vapid_private_key: SecretStr | None = None
+    vapid_subject: str | None = None
+    web_push_ttl: int = Field(default=86400, ge=0, le=28 * 86400)
+    web_push_timeout: float = 10.0
+    max_web_push_subscriptions_per_user: int = Field(default=20, ge=1)
+    # Notification URLs (contract 19.2): the Apprise schemes users may add, the Fernet keys that encrypt
+    # them (comma-separated: the first encrypts, all decrypt; unset: generated once into data_dir), and
+    # targets per user.
+    notify_schemes: CommaList = Field(
+        default_factory=lambda: [
+            "ntfy",
+            "ntfys",
+            "gotify",
+            "gotifys",
+            "matrix",
+            "matrixs",
+            "tgram",
+            "slack",
+            "discord",
+        ]
+    )
+    notify_key: SecretStr | None = None
+    notify_timeout: float = 10.0
+    max_notification_targets_per_user: int = Field(default=10, ge=1)
     run_worker: bool = True
     worker_poll_interval: float = 1.0
     worker_batch_size: int = 20
@@ -172,8 +199,29 @@ class Settings(BaseSettings):
         "inbound_authserv_ids",
         "trusted_proxies",
         "metrics_allow",
+        "notify_schemes",
         mode="before",
     )(_split_commas)
+
+    @field_validator("notify_schemes")
+    @classmethod
+    def _schemes_lower(cls, value: list[str]) -> list[str]:
+        return [scheme.lower() for scheme in value]
+
+    @field_validator("vapid_private_key", "notify_key", "vapid_subject", mode="before")
+    @classmethod
+    def _unset_if_empty(cls, value: object) -> object:
+        raw = value.get_secret_value() if isinstance(value, SecretStr) else value
+        return None if raw is None or raw == "" else value
+
+    @field_validator("vapid_subject")
+    @classmethod
+    def _vapid_subject(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"(mailto:[^\s@]+@[^\s@]+|https://[^\s/]+(/\S*)?)", value):
+            raise ValueError(
+                "WARRANTY_VAPID_SUBJECT must be a mailto: or an https: URL (RFC 8292 section 2.1)"
+            )
+        return value
 
     @field_validator("trusted_proxies", "metrics_allow")
     @classmethod

@@ -30,6 +30,7 @@ from app.households.router import router as households_router
 from app.inbound.router import router as inbound_router
 from app.messages.router import router as messages_router
 from app.metrics.router import router as metrics_router
+from app.notifications.channel_keys import ensure_channel_keys
 from app.notifications.router import router as notifications_router
 from app.observability.logs import configure_logging
 from app.observability.metrics import install as install_metrics
@@ -107,6 +108,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     keep_files_private(settings.data_dir)  # before anything writes there
     install_metrics(settings.data_dir / "metrics")
     ensure_signing_key(settings)
+    ensure_channel_keys(settings)
     DECODES.configure(settings.image_decodes)
 
     app = Warranty(

@@ -15,6 +15,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings
 from app.core.db import CommitHooks
+from app.notifications.channel_handlers import ChannelDelivery
+from app.notifications.channel_keys import ensure_channel_keys
 from app.notifications.email import MailSender, mail_sender
 from app.notifications.outbox_handlers import Delivery
 from app.notifications.push import PushSender, push_sender
@@ -50,11 +52,15 @@ def build_worker(
         await send_expiry_alerts(sessionmaker, settings)
 
     webhooks = webhooks or WebhookDeliverer(settings, sessionmaker)
-    handlers = {**delivery.handlers(), **webhooks.handlers()}
+    ensure_channel_keys(settings)  # a VAPID or notification URL key that is not one stops the start
+    channels = ChannelDelivery(settings, sessionmaker)  # Web Push and notification URLs
+    handlers = {**delivery.handlers(), **channels.handlers(), **webhooks.handlers()}
     timeouts = {  # each transport's timeout per network operation, by channel
         "email": settings.smtp_timeout,
         "push": settings.push_timeout,
         "webhook": settings.webhook_timeout,
+        "webpush": settings.web_push_timeout,
+        "apprise": settings.notify_timeout,
     }
     return OutboxWorker(
         settings,

@@ -24,7 +24,13 @@ from app.models import Base
 from tests.support.object_store import Bucket, moto_server, new_bucket
 
 # Fixtures shared by several packages, defined beside the stand-ins they run.
-pytest_plugins = ["tests.support.smtp", "tests.support.gorush", "tests.support.workers"]
+pytest_plugins = [
+    "tests.support.smtp",
+    "tests.support.gorush",
+    "tests.support.workers",
+    "tests.support.push_service",
+    "tests.support.ntfy",
+]
 
 TEST_SECRET = "test-secret-key-long-enough-for-any-hmac-algorithm-0123456789abcdef"
 PG_URL = os.environ.get("WARRANTY_TEST_DATABASE_URL")

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, literal, select, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.access.claims import notified_users, unassigned_organization
 from app.access.households import members_sharing
 from app.core.driver_reads import DriverRead
-from app.models import Claim, Organization, User
+from app.models import Claim, NotificationTarget, Organization, User, WebPushSubscription
 from app.models.enums import OutboxKind
 from app.outbox.enqueue import enqueue
 from app.pagecache.cache import invalidate
@@ -44,6 +44,46 @@ _NOTIFIED = DriverRead(
 _ORGANIZATION_EMAIL: DriverRead[Any] = DriverRead(
     select(Organization.email).where(Organization.id == bindparam("organization_id"))
 )
+# Where each user is pushed besides their phones (contract 19): their browsers' subscriptions ("w") and
+# notification URLs ("t"), for a set of users in one query.
+_PUSHED_ELSEWHERE = union_all(
+    select(literal("w").label("channel"), WebPushSubscription.id, WebPushSubscription.user_id).where(
+        WebPushSubscription.user_id.in_(bindparam("user_ids", expanding=True))
+    ),
+    select(literal("t").label("channel"), NotificationTarget.id, NotificationTarget.user_id).where(
+        NotificationTarget.user_id.in_(bindparam("user_ids", expanding=True))
+    ),
+)
+
+
+class NotificationKinds(NamedTuple):
+    """The outbox kinds of one notification, one per channel."""
+
+    email: OutboxKind
+    push: OutboxKind  # phones (gorush)
+    web_push: OutboxKind  # one row per browser subscription
+    url: OutboxKind  # one row per notification URL
+
+
+async def push_elsewhere(
+    session: AsyncSession, kinds: NotificationKinds, pushed: list[dict[str, Any]]
+) -> None:
+    """Each pushed payload (with its `recipientId`) also as a Web Push to each of the recipient's browser
+    subscriptions and a notice to each of their notification URLs (one query for all): one row per (event,
+    subscription) and (event, URL), so each is delivered, and retried, on its own."""
+    pushed = [payload for payload in pushed if isinstance(payload.get("recipientId"), int)]
+    if not pushed:
+        return
+    recipients = sorted({int(payload["recipientId"]) for payload in pushed})
+    found: dict[int, list[tuple[str, int]]] = {}
+    for channel, row_id, user_id in await session.execute(_PUSHED_ELSEWHERE, {"user_ids": recipients}):
+        found.setdefault(user_id, []).append((channel, row_id))
+    for payload in pushed:
+        for channel, row_id in sorted(found.get(int(payload["recipientId"]), [])):
+            if channel == "w":
+                enqueue(session, kinds.web_push, {**payload, "subscriptionId": row_id})
+            else:
+                enqueue(session, kinds.url, {**payload, "targetId": row_id})
 
 
 class Recording(Generic[C]):
@@ -131,22 +171,25 @@ class Hub(Generic[C]):
 
 @dataclass(frozen=True)
 class Notify(Generic[C]):
-    """An email and a push of `kinds` for each recipient, each as the recipient's settings allow (outbox rows:
-    the worker sends them after commit). The payload gets the recipient's id as `recipientId`."""
+    """An email and a push (phone, and browsers and notification URLs: `push_elsewhere`) of `kinds` for each
+    recipient, each as the recipient's settings allow (outbox rows: the worker sends them after commit). The
+    payload gets the recipient's id as `recipientId`."""
 
-    kinds: tuple[OutboxKind, OutboxKind]  # (email, push)
+    kinds: NotificationKinds
     payload: Callable[[Recording[C]], Awaitable[dict[str, Any]]]
     to: Callable[[Recording[C]], Awaitable[Iterable[User]]]
 
     async def apply(self, recording: Recording[C]) -> None:
-        email, push = self.kinds
         recipients = await self.to(recording)
         payload = await self.payload(recording)
+        pushed = []
         for user in recipients:
             if user.email_notifications_enabled:
-                enqueue(recording.session, email, {**payload, "recipientId": user.id})
+                enqueue(recording.session, self.kinds.email, {**payload, "recipientId": user.id})
             if user.notifications_enabled:
-                enqueue(recording.session, push, {**payload, "recipientId": user.id})
+                item = enqueue(recording.session, self.kinds.push, {**payload, "recipientId": user.id})
+                pushed.append(item.payload)
+        await push_elsewhere(recording.session, self.kinds, pushed)
 
 
 @dataclass(frozen=True)
@@ -193,16 +236,18 @@ class NotifyEach(Generic[C]):
     """An email and a push of `kinds` per notice, each as its recipient's settings allow: for a change with
     a payload per recipient."""
 
-    kinds: tuple[OutboxKind, OutboxKind]  # (email, push)
+    kinds: NotificationKinds
     notices: Callable[[C], Iterable[Notice]]
 
     async def apply(self, recording: Recording[C]) -> None:
-        email, push = self.kinds
+        pushed = []
         for notice in self.notices(recording.change):
             if notice.email:
-                enqueue(recording.session, email, notice.payload)
+                enqueue(recording.session, self.kinds.email, notice.payload)
             if notice.push:
-                enqueue(recording.session, push, notice.payload)
+                enqueue(recording.session, self.kinds.push, notice.payload)
+                pushed.append(notice.payload)
+        await push_elsewhere(recording.session, self.kinds, pushed)
 
 
 @dataclass(frozen=True)

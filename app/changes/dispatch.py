@@ -25,6 +25,7 @@ from app.changes.consequences import (
     Consequence,
     HouseholdCache,
     Hub,
+    NotificationKinds,
     Notify,
     NotifyEach,
     NotifyOrganization,
@@ -57,9 +58,24 @@ from app.realtime.publishing import messages_topic, status_topic
 from app.realtime.topics import ACCESS_TOPIC
 from app.timeline.record import TimelineKind
 
-CLAIM_MESSAGE = (OutboxKind.EMAIL_CLAIM_MESSAGE, OutboxKind.PUSH_CLAIM_MESSAGE)
-CLAIM_STATUS = (OutboxKind.EMAIL_CLAIM_STATUS, OutboxKind.PUSH_CLAIM_STATUS)
-EXPIRY_ALERT = (OutboxKind.EMAIL_EXPIRY_ALERT, OutboxKind.PUSH_EXPIRY_ALERT)
+CLAIM_MESSAGE = NotificationKinds(
+    OutboxKind.EMAIL_CLAIM_MESSAGE,
+    OutboxKind.PUSH_CLAIM_MESSAGE,
+    OutboxKind.WEBPUSH_CLAIM_MESSAGE,
+    OutboxKind.APPRISE_CLAIM_MESSAGE,
+)
+CLAIM_STATUS = NotificationKinds(
+    OutboxKind.EMAIL_CLAIM_STATUS,
+    OutboxKind.PUSH_CLAIM_STATUS,
+    OutboxKind.WEBPUSH_CLAIM_STATUS,
+    OutboxKind.APPRISE_CLAIM_STATUS,
+)
+EXPIRY_ALERT = NotificationKinds(
+    OutboxKind.EMAIL_EXPIRY_ALERT,
+    OutboxKind.PUSH_EXPIRY_ALERT,
+    OutboxKind.WEBPUSH_EXPIRY_ALERT,
+    OutboxKind.APPRISE_EXPIRY_ALERT,
+)
 
 CONSEQUENCES: dict[type[Any], tuple[Consequence[Any], ...]] = {
     ClaimOpened: (

@@ -68,3 +68,23 @@ def tighten(path: Path) -> None:
         return
     except PermissionError:
         log.warning("%s is open to other users and this process may not change that: chmod it", path)
+
+
+def create_private_once(path: Path, data: bytes) -> bool:
+    """Writes `data` as `path` (mode 0600) unless a file is there; True when this call created it. Processes
+    starting together never see half a file, and all end up reading the same one: it is written aside,
+    then linked into place, which fails for all but the first."""
+    if path.exists():
+        return False
+    private_folder(path.parent)
+    aside = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    descriptor = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(data)
+        os.link(aside, path)
+        return True
+    except FileExistsError:
+        return False
+    finally:
+        aside.unlink(missing_ok=True)

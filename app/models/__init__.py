@@ -8,6 +8,7 @@ from app.models.claim_deadline import ClaimDeadline
 from app.models.event import Event
 from app.models.household import ClaimMute, Household, HouseholdInvitation, HouseholdMember
 from app.models.inbound import InboundDelivery
+from app.models.notification_channels import NotificationTarget, WebPushSubscription
 from app.models.organization import Organization, OrganizationBrand, OrganizationMember
 from app.models.outbox_items import OutboxItem
 from app.models.product import ExpiryAlert, Product, Receipt, WarrantyExtension
@@ -39,6 +40,7 @@ __all__ = [
     "InboundDelivery",
     "Message",
     "MessageRead",
+    "NotificationTarget",
     "Organization",
     "OrganizationBrand",
     "OrganizationMember",
@@ -52,6 +54,7 @@ __all__ = [
     "ThrottleHit",
     "User",
     "WarrantyExtension",
+    "WebPushSubscription",
     "WebhookDelivery",
     "WebhookEndpoint",
 ]

@@ -92,4 +92,12 @@ class OutboxKind(StrEnum):
     PUSH_EXPIRY_ALERT = "push.expiry_alert"
     EMAIL_PASSWORD_RESET = "email.password_reset"  # {"email"}
     EMAIL_HOUSEHOLD_INVITATION = "email.household_invitation"  # {"invitationId"}
+    # One per (event, browser subscription) and per (event, notification URL), as the push they go with,
+    # plus "subscriptionId" / "targetId" (contract 19).
+    WEBPUSH_CLAIM_MESSAGE = "webpush.claim_message"
+    WEBPUSH_CLAIM_STATUS = "webpush.claim_status"
+    WEBPUSH_EXPIRY_ALERT = "webpush.expiry_alert"
+    APPRISE_CLAIM_MESSAGE = "apprise.claim_message"
+    APPRISE_CLAIM_STATUS = "apprise.claim_status"
+    APPRISE_EXPIRY_ALERT = "apprise.expiry_alert"
     WEBHOOK_DELIVER = "webhook.deliver"  # {"messageId"}: the webhook delivery's webhook-id

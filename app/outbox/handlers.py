@@ -27,3 +27,12 @@ class PermanentFailure(Exception):
 
 class Skipped(Exception):
     """Nothing may be sent any more (the recipient left the claim): the row ends `skipped`, untried."""
+
+
+class RetryLater(Exception):
+    """The receiver asked to be tried again later (HTTP 429 or 5xx, maybe with `Retry-After`): retried as any
+    failure, but not before `seconds` (when given; the backoff's delay when it is longer)."""
+
+    def __init__(self, message: str, seconds: float | None = None) -> None:
+        super().__init__(message)
+        self.seconds = seconds

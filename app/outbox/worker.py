@@ -37,7 +37,7 @@ from app.core.clock import utc_now, utc_today
 from app.models import OutboxItem
 from app.models.enums import OutboxState
 from app.observability import request_context
-from app.outbox.handlers import Finished, Handler, PermanentFailure, Skipped
+from app.outbox.handlers import Finished, Handler, PermanentFailure, RetryLater, Skipped
 from app.outbox.retention import prune_outbox
 
 log = logging.getLogger(__name__)
@@ -176,6 +176,7 @@ class OutboxWorker:
     async def _deliver(self, item: Claimed) -> None:
         error: str | None = None
         permanent = False
+        not_before: float | None = None
         timeout = send_timeout(self.operation_timeouts, channel_of(item.kind))
         try:
             handler = self.handlers.get(item.kind)
@@ -188,15 +189,25 @@ class OutboxWorker:
             return
         except PermanentFailure as exc:
             error, permanent = f"PermanentFailure: {exc}", True
+        except RetryLater as exc:
+            error, not_before = f"RetryLater: {exc}"[:2000], exc.seconds
+            log.warning("outbox %s (%s) attempt %s deferred: %s", item.id, item.kind, item.attempts, error)
         except TimeoutError:
             error = f"TimeoutError: no answer within {timeout} s"
             log.warning("outbox %s (%s) attempt %s timed out", item.id, item.kind, item.attempts)
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"[:2000]
             log.warning("outbox %s (%s) attempt %s failed: %s", item.id, item.kind, item.attempts, error)
-        await self._record(item, error, permanent)
+        await self._record(item, error, permanent, not_before=not_before)
 
-    async def _record(self, item: Claimed, error: str | None, permanent: bool, skipped: str = "") -> None:
+    async def _record(
+        self,
+        item: Claimed,
+        error: str | None,
+        permanent: bool,
+        skipped: str = "",
+        not_before: float | None = None,
+    ) -> None:
         now = utc_now()
         values: dict[str, Any] = {"locked_until": None}
         if skipped:
@@ -207,7 +218,10 @@ class OutboxWorker:
             values.update(status=OutboxState.FAILED, last_error=error)
             log.error("outbox %s (%s) failed for good: %s", item.id, item.kind, error)
         else:
-            retry_at = now + timedelta(seconds=backoff(self.settings, item.attempts))
+            delay = backoff(self.settings, item.attempts)
+            if not_before is not None:  # the receiver's Retry-After, within the longest backoff
+                delay = max(delay, min(not_before, self.settings.outbox_backoff_max))
+            retry_at = now + timedelta(seconds=delay)
             values.update(next_attempt_at=retry_at, last_error=error)
         async with self.sessionmaker() as session, session.begin():
             # Only while the lease is still ours: a row re-claimed after our lease ran out is not ours.

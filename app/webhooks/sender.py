@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 import httpx
@@ -22,6 +22,7 @@ _SNIPPET = 512  # bytes of a failed answer kept to show the admin
 class Answer:
     status: int
     snippet: str
+    retry_after: str | None = field(default=None, compare=False)  # the receiver's Retry-After, if any
 
     @property
     def ok(self) -> bool:
@@ -79,7 +80,8 @@ async def _post_to(
     body: bytes,
     headers: dict[str, str],
 ) -> Answer:
-    headers = {**headers, "Content-Type": "application/json", "User-Agent": USER_AGENT}
+    # The caller's headers win (Web Push sends its own Content-Type and User-Agent).
+    headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT, **headers}
     request = addresses.request_to(client, "POST", url, address, headers, body)
     response = await client.send(request, stream=True)
     try:
@@ -90,4 +92,5 @@ async def _post_to(
                 break
     finally:
         await response.aclose()
-    return Answer(response.status_code, read[:_SNIPPET].decode("utf-8", "replace").strip())
+    snippet = read[:_SNIPPET].decode("utf-8", "replace").strip()
+    return Answer(response.status_code, snippet, response.headers.get("retry-after"))

@@ -1,6 +1,7 @@
 """The kinds of consequence a change has (app/changes/consequences.py), each run on its own: a recording
 reads what its steps share once; a timeline entry unless the step says none; a hub event only when its
-condition holds; an email and a push per recipient as their settings allow; webhooks to subscribers only;
+condition holds; an email and a push per recipient as their settings allow, the push also to each of
+the recipient's browsers and notification URLs; webhooks to subscribers only;
 page-cache invalidations once per scope."""
 
 from __future__ import annotations
@@ -29,10 +30,12 @@ from app.models import (
     Claim,
     ClaimEvent,
     Event,
+    NotificationTarget,
     OutboxItem,
     User,
     WebhookDelivery,
     WebhookEndpoint,
+    WebPushSubscription,
 )
 from app.timeline.record import TimelineKind
 from tests.changes.support import apply, rows
@@ -198,4 +201,43 @@ async def test_a_cache_step_invalidates_each_scope_once(app: FastAPI) -> None:
     assert sorted(row.scope for row in await rows(app, CacheInvalidation)) == [
         "claims:all",
         "products:user:7",
+    ]
+
+
+async def test_a_push_also_goes_to_each_browser_and_notification_url_of_its_recipient(app: FastAPI) -> None:
+    ann, bob, cid = await create_user(app), await create_user(app), await create_user(app)
+    off = await create_user(app, notifications_enabled=False)
+    cast = await claim_cast(app)
+    async with app.state.sessionmaker() as session, session.begin():
+        subscriptions = [
+            WebPushSubscription(user_id=user.id, endpoint=f"https://push.example/{n}", p256dh="p", auth="a")
+            for n, user in enumerate([ann, ann, bob, off])
+        ]
+        target = NotificationTarget(user_id=ann.id, scheme="ntfys", redacted="r", secret="s", fingerprint="f")
+        session.add_all([*subscriptions, target])
+    ids = [subscription.id for subscription in subscriptions]
+
+    async def payload(recording: Recording[Happened]) -> dict[str, Any]:
+        return {"claimId": recording.change.claim.id}
+
+    async def to(_: Recording[Happened]) -> list[User]:
+        return [ann, bob, cid, off]
+
+    with count_queries(app) as statements:
+        await apply(app, Happened(cast.claim, cast.admin), Notify(CLAIM_STATUS, payload, to))
+    elsewhere = [statement for statement in statements if "web_push_subscriptions" in statement]
+    assert len(elsewhere) == 1  # one query for every recipient's browsers and URLs
+
+    sent = [
+        (row.kind, row.payload) for row in await rows(app, OutboxItem) if not row.kind.startswith("email.")
+    ]
+    claim = {"claimId": cast.claim.id}
+    assert sent == [
+        ("push.claim_status", claim | {"recipientId": ann.id}),
+        ("push.claim_status", claim | {"recipientId": bob.id}),
+        ("push.claim_status", claim | {"recipientId": cid.id}),
+        ("apprise.claim_status", claim | {"recipientId": ann.id, "targetId": target.id}),
+        ("webpush.claim_status", claim | {"recipientId": ann.id, "subscriptionId": ids[0]}),
+        ("webpush.claim_status", claim | {"recipientId": ann.id, "subscriptionId": ids[1]}),
+        ("webpush.claim_status", claim | {"recipientId": bob.id, "subscriptionId": ids[2]}),
     ]

@@ -116,3 +116,14 @@ async def test_a_database_made_by_another_program_is_made_private(tmp_path: Path
         finally:
             await engine.dispose()
         assert _modes(tmp_path / "data") == {}  # the -wal and -shm files of the open connection too
+
+
+def test_a_file_created_once_is_private_and_never_replaced(tmp_path: Path) -> None:
+    from app.core.private_files import create_private_once
+
+    path = tmp_path / "keys" / "key"
+    assert create_private_once(path, b"first") is True
+    assert create_private_once(path, b"second") is False
+    assert path.read_bytes() == b"first" and path.stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "keys").stat().st_mode & 0o777 == 0o700
+    assert [item.name for item in (tmp_path / "keys").iterdir()] == ["key"]  # nothing left aside

@@ -323,3 +323,31 @@ async def test_a_message_s_notifications_carry_its_request_id_to_the_gateway_and
     assert push["request_id"] == "req-part-shipped"
     [failed] = [record for record in caplog.records if "email.claim_message" in record.getMessage()]
     assert failed.request_id == "req-part-shipped"  # type: ignore[attr-defined]
+
+
+async def test_a_receiver_s_retry_after_puts_the_next_try_no_earlier(
+    app: FastAPI, settings: Settings
+) -> None:
+    from app.outbox.enqueue import enqueue
+    from app.outbox.handlers import RetryLater
+
+    told = iter([3600.0, None, 10**9])
+
+    async def busy(_: dict[str, object]) -> None:
+        raise RetryLater("HTTP 429", next(told))
+
+    worker = OutboxWorker(settings, app.state.sessionmaker, {"fax.claim_message": busy})
+    async with app.state.sessionmaker() as session, session.begin():
+        enqueue(session, "fax.claim_message", {})
+    waits = []
+    now = utc_now()
+    for _ in range(3):
+        with frozen_time(now):
+            await worker.run_until_idle()
+        [row] = await outbox_rows(app)
+        waits.append((row.next_attempt_at - now).total_seconds())
+        now = row.next_attempt_at
+    assert row.status == "pending" and "RetryLater: HTTP 429" in (row.last_error or "")
+    assert 3600 <= waits[0] <= 3601  # as the receiver asked, not the 2 s backoff
+    assert waits[1] <= settings.outbox_backoff_base * 2  # none asked: the backoff
+    assert waits[2] == settings.outbox_backoff_max  # never beyond the longest backoff

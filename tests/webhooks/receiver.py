@@ -1,6 +1,6 @@
 """A webhook receiver on 127.0.0.1 (a real HTTP server in a thread), its behaviour chosen by path:
 - `/ok...`: 200;
-- `/flaky/N...`: 503 to the first N requests on that path, then 200;
+- `/flaky/N...`: 503 (with `Retry-After: 7`) to the first N requests on that path, then 200;
 - `/hang...`: reads the request and never answers (until the server stops);
 - `/redirect...`: 302 to `/ok`;
 - `/big...`: 500 with a body of 4,096 `x`.
@@ -66,7 +66,7 @@ def _handler(receiver: Receiver) -> type[BaseHTTPRequestHandler]:
                 receiver.release.wait()
                 return
             if self.path.startswith("/flaky/") and count <= int(self.path.split("/")[2]):
-                self._answer(503, b"down for maintenance")
+                self._answer(503, b"down for maintenance", retry_after="7")
             elif self.path.startswith("/redirect"):
                 self._answer(302, b"", location="/ok")
             elif self.path.startswith("/big"):
@@ -74,10 +74,14 @@ def _handler(receiver: Receiver) -> type[BaseHTTPRequestHandler]:
             else:
                 self._answer(200, b"ok")
 
-        def _answer(self, status: int, text: bytes, location: str | None = None) -> None:
+        def _answer(
+            self, status: int, text: bytes, location: str | None = None, retry_after: str | None = None
+        ) -> None:
             self.send_response(status)
             if location:
                 self.send_header("Location", location)
+            if retry_after:
+                self.send_header("Retry-After", retry_after)
             self.send_header("Content-Length", str(len(text)))
             self.end_headers()
             self.wfile.write(text)

@@ -39,6 +39,16 @@ async def test_a_2xx_is_the_answer_and_the_receiver_gets_the_body_and_headers(re
     assert arrived.headers["user-agent"] == USER_AGENT
 
 
+async def test_the_caller_s_headers_win_and_a_retry_after_is_kept(receiver: Receiver) -> None:
+    await post(
+        receiver.url("/ok"), b"x", {"Content-Type": "application/octet-stream"}, allow_private=True, seconds=5
+    )
+    assert receiver.at("/ok")[0].headers["content-type"] == "application/octet-stream"
+    with pytest.raises(Unsuccessful) as failed:
+        await _post(receiver.url("/flaky/1"))
+    assert failed.value.answer.retry_after == "7"
+
+
 async def test_any_other_status_is_unsuccessful_with_the_start_of_the_answer(receiver: Receiver) -> None:
     with pytest.raises(Unsuccessful) as failed:
         await _post(receiver.url("/flaky/1"))
