@@ -92,4 +92,5 @@ class OutboxKind(StrEnum):
     PUSH_EXPIRY_ALERT = "push.expiry_alert"
     EMAIL_PASSWORD_RESET = "email.password_reset"  # {"email"}
     EMAIL_HOUSEHOLD_INVITATION = "email.household_invitation"  # {"invitationId"}
+    EMAIL_RMA_ISSUED = "email.rma_issued"  # {"claimId", "recipientId"}: the customer, label attached
     WEBHOOK_DELIVER = "webhook.deliver"  # {"messageId"}: the webhook delivery's webhook-id
