@@ -7,7 +7,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response, status
 
 from app.api.dependencies import CurrentUser, Pagination
-from app.api.openapi import errors
+from app.api.openapi import errors, with_examples
 from app.api.pagination import Page, build_page
 from app.replies import service
 from app.replies.dependencies import OrganizationId, ReplyId, ReplyRepo
@@ -33,7 +33,22 @@ async def list_saved_replies(
     "/organizations/{id}/replies",
     status_code=status.HTTP_201_CREATED,
     response_model=ReplyOut,
-    responses=errors(400, 401, 403, 404),
+    responses=with_examples(
+        errors(400, 401, 403, 404),
+        400,
+        {
+            "unknownPlaceholder": (
+                "VALIDATION_FAILED",
+                "Invalid input: body: Value error, unknown placeholder {{customer.email}}",
+                {"fields": {"body": "Value error, unknown placeholder {{customer.email}}"}},
+            ),
+            "unclosed": (
+                "VALIDATION_FAILED",
+                "Invalid input: body: Value error, the {{ at character 7 is never closed",
+                {"fields": {"body": "Value error, the {{ at character 7 is never closed"}},
+            ),
+        },
+    ),
 )
 async def create_saved_reply(
     id: OrganizationId,

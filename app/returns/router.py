@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Response, status
 
 from app.api.dependencies import CurrentUser, SessionDep, SettingsDep, StorageDep, VisibleClaimById
-from app.api.openapi import errors
+from app.api.openapi import errors, with_examples
 from app.claims.schemas import ClaimRma
 from app.errors import NotFound
 from app.messages.attachments import decode_attachment
@@ -24,7 +24,23 @@ router = APIRouter(prefix="/api", tags=["returns"])
     "/claims/{id}/rma",
     status_code=status.HTTP_201_CREATED,
     response_model=ClaimRma,
-    responses=errors(400, 401, 403, 404, 409, 413, 415),
+    responses=with_examples(
+        errors(400, 401, 403, 404, 409, 413, 415),
+        409,
+        {
+            "exists": ("RMA_EXISTS", "The claim has a return authorisation already.", None),
+            "notInProgress": (
+                "CLAIM_NOT_IN_PROGRESS",
+                "A return is authorised only while the claim is in progress.",
+                None,
+            ),
+            "exhausted": (
+                "RMA_NUMBERS_EXHAUSTED",
+                "Every return number of 2026 has been given (999,999).",
+                None,
+            ),
+        },
+    ),
 )
 async def issue_rma(
     body: RmaIssue,
