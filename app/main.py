@@ -42,6 +42,8 @@ from app.products.routes import router as products_router
 from app.realtime.asgi_entry import HubEndpoint
 from app.realtime.lifespan import hub_lifespan
 from app.realtime.openapi_path import router as hub_openapi_path
+from app.replies.router import router as replies_router
+from app.returns.router import router as returns_router
 from app.storage.images import DECODES
 from app.storage.storage_backend import create_storage
 from app.timeline.router import router as timeline_router
@@ -66,6 +68,8 @@ ROUTERS = (
     webhooks_router,
     households_router,
     organizations_router,
+    replies_router,
+    returns_router,
     inbound_router,
     hub_openapi_path,
     metrics_router,

@@ -55,3 +55,21 @@ def without_default_422(schema: dict[str, Any]) -> dict[str, Any]:
     for name in ("HTTPValidationError", "ValidationError"):
         schemas.pop(name, None)
     return schema
+
+
+def with_examples(
+    responses: dict[int | str, dict[str, Any]],
+    status: int,
+    examples: dict[str, tuple[str, str, dict[str, Any] | None]],
+) -> dict[int | str, dict[str, Any]]:
+    """`responses` (from `errors`) with the error of `status` shown by named examples, each (code, message,
+    details or None): for an operation whose answers of one status differ in code."""
+    error = _EXAMPLES[status][0]
+    named = {}
+    for name, (code, message, details) in examples.items():
+        body: dict[str, Any] = {"error": error, "message": message, "code": code}
+        if details is not None:
+            body["details"] = details
+        named[name] = {"value": body}
+    responses[status] = {**responses[status], "content": {"application/json": {"examples": named}}}
+    return responses

@@ -51,6 +51,7 @@ DOWNLOADS = {
     "downloadAttachment": [*IMAGES, "application/pdf"],
     "downloadReceipt": ["application/pdf", "image/jpeg", "image/png", "image/webp"],
     "getProfilePicture": IMAGES,
+    "downloadRmaLabel": ["application/pdf"],
 }
 EMPTY_SUCCESS = {"forgotPassword": ("202", "Accepted, whether or not an account has this email (no body).")}
 

@@ -18,6 +18,7 @@ from app.changes.events import (
     MessagesRead,
     OrganizationAccessEnded,
     ProductsChanged,
+    RmaIssued,
     SupplierAssigned,
     WarrantiesExpiring,
 )
@@ -86,6 +87,11 @@ async def message_posted(recording: Recording[MessagePosted]) -> Entry:
     return Entry(change.claim, change.sender, {"messageId": change.message.id, "senderId": change.sender.id})
 
 
+async def rma_issued(recording: Recording[RmaIssued]) -> Entry:
+    change = recording.change
+    return Entry(change.claim, change.actor, {"number": change.rma.number})
+
+
 async def inbound_accepted(recording: Recording[InboundAccepted]) -> Entry:
     change = recording.change
     return Entry(change.claim, change.sender, {"messageId": change.message.id, "sender": change.sender.email})
@@ -109,6 +115,10 @@ def new_message(change: MessagePosted) -> dict[str, Any]:
 
 def messages_read(change: MessagesRead) -> dict[str, Any]:
     return hub.messages_read(change.message_ids, change.read_at)
+
+
+def rma_event(change: RmaIssued) -> dict[str, Any]:
+    return hub.rma_issued(change.claim, change.rma)
 
 
 def is_receipt(change: MessagesRead) -> bool:
@@ -139,6 +149,11 @@ async def status_news(recording: Recording[ClaimStatusChanged]) -> dict[str, Any
     if _tells_outcome(claim):
         news |= resolution  # the resolution's email tells the outcome
     return news
+
+
+def rma_notice(change: RmaIssued) -> dict[str, Any]:
+    """The customer's email: the number, the instructions and the label (read when it is sent)."""
+    return {"claimId": change.claim.id, "recipientId": change.claim.customer_id}
 
 
 def expiry_notices(change: WarrantiesExpiring) -> list[Notice]:
@@ -189,6 +204,15 @@ async def supplier_data(recording: Recording[SupplierAssigned]) -> dict[str, Any
 async def message_data(recording: Recording[MessagePosted]) -> dict[str, Any]:
     change = recording.change
     return {"message": payloads.message(change.message, change.sender), "claimId": change.message.claim_id}
+
+
+async def rma_data(recording: Recording[RmaIssued]) -> dict[str, Any]:
+    change = recording.change
+    return {
+        "claim": payloads.claim(change.claim),
+        "rma": payloads.rma(change.rma),
+        "actorId": change.actor.id,
+    }
 
 
 def expiring_products(change: WarrantiesExpiring) -> list[dict[str, Any]]:

@@ -225,6 +225,18 @@ class NotifyOrganization(Generic[C]):
 
 
 @dataclass(frozen=True)
+class Mail(Generic[C]):
+    """One email of `kind` (an outbox row), whatever its recipient's notification settings: a document
+    they need, not news (a return authorisation with its label). The payload names the recipient."""
+
+    kind: OutboxKind
+    payload: Callable[[C], dict[str, Any]]
+
+    async def apply(self, recording: Recording[C]) -> None:
+        enqueue(recording.session, self.kind, self.payload(recording.change))
+
+
+@dataclass(frozen=True)
 class Notice:
     email: bool  # the recipient's settings: whether to send the email, the push
     push: bool

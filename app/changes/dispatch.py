@@ -25,6 +25,7 @@ from app.changes.consequences import (
     Consequence,
     HouseholdCache,
     Hub,
+    Mail,
     NotificationKinds,
     Notify,
     NotifyEach,
@@ -48,6 +49,7 @@ from app.changes.events import (
     OrganizationRenamed,
     ProductDeleted,
     ProductsChanged,
+    RmaIssued,
     SupplierAssigned,
     UserChanged,
     UserDeleted,
@@ -113,6 +115,12 @@ CONSEQUENCES: dict[type[Any], tuple[Consequence[Any], ...]] = {
         Webhook("message.created", build.message_data),
         Cache(build.message_pages),
         HouseholdCache(lambda change: change.claim),
+    ),
+    RmaIssued: (
+        Timeline(TimelineKind.RMA_ISSUED, build.rma_issued),
+        Hub(lambda change: status_topic(change.claim.id), build.rma_event),
+        Mail(OutboxKind.EMAIL_RMA_ISSUED, build.rma_notice),  # to the customer, the label attached
+        Webhook("claim.rma_issued", build.rma_data),
     ),
     MessagesRead: (
         Hub(lambda change: messages_topic(change.claim.id), build.messages_read, when=build.is_receipt),

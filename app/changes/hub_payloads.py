@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from app.core.clock import iso_utc_z
-from app.models import Claim, Message, User
+from app.models import Claim, Message, ReturnAuthorization, User
 from app.models.user import DELETED_USER
 
 
@@ -46,3 +46,13 @@ def status_update(claim: Claim) -> dict[str, Any]:
     if claim.organization_id is not None:
         payload["organizationId"] = claim.organization_id
     return payload
+
+
+def rma_issued(claim: Claim, rma: ReturnAuthorization) -> dict[str, Any]:
+    """`rma_issued` on `claims/{id}/status`: the claim's return authorisation (its detail shows it too)."""
+    return {
+        "type": "rma_issued",
+        "claimId": claim.id,
+        "number": rma.number,
+        "issuedAt": iso_utc_z(rma.issued_at),
+    }

@@ -17,7 +17,16 @@ from app.core.ids import MAX_ID
 from app.core.repository import Repository
 from app.derived.counts import message_count_of_claim, row_count
 from app.errors import Conflict
-from app.models import Claim, Message, Organization, OrganizationBrand, OrganizationMember, Product, User
+from app.models import (
+    Claim,
+    Message,
+    Organization,
+    OrganizationBrand,
+    OrganizationMember,
+    Product,
+    ReturnAuthorization,
+    User,
+)
 from app.models.enums import ClaimStatus
 from app.organizations.brands import brand_key
 
@@ -184,6 +193,10 @@ class ClaimRepository(Repository):
             self.session, product_id=claim.product_id, organization_id=claim.organization_id
         )
         return rows[0]  # claims go with their product (ON DELETE CASCADE)
+
+    async def rma_of(self, claim_id: int) -> ReturnAuthorization | None:
+        """The claim's return authorisation, if one was issued (one read)."""
+        return await self.session.get(ReturnAuthorization, claim_id)
 
     async def newest_messages(self, claim_id: int) -> tuple[list[Any], bool]:
         """The claim's newest DETAIL_MESSAGES messages, oldest first among them, and whether there are older

@@ -41,6 +41,7 @@ from app.claims.schemas import (
     QueueItem,
     StatusChange,
     SupplierAssign,
+    claim_rma,
     organization_of,
 )
 from app.core.ids import DIGITS_ONLY, MAX_ID
@@ -158,6 +159,7 @@ async def _detail(claim: Claim, claims: ClaimRepo) -> ClaimDetail:
         outcome=claim.outcome,
         outcome_note=claim.outcome_note,
         warranty_extension=None if extension is None else WarrantyExtensionOut.model_validate(extension),
+        rma=claim_rma(await claims.rma_of(claim.id)),
         created_at=claim.created_at,
         updated_at=claim.updated_at,
     )

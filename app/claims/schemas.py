@@ -8,8 +8,10 @@ from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 
 from app.api.schemas import IsoUtc, RequestModel, ResponseModel
 from app.core.ids import MAX_ID
+from app.models import ReturnAuthorization
 from app.models.enums import ClaimStatus, ClaimStatusName
 from app.products.schemas import Months, WarrantyExtensionOut
+from app.webhooks import payloads
 
 ClaimOutcome = Literal["repaired", "replaced", "refunded", "rejected"]
 EXTENDING_OUTCOMES = ("repaired", "replaced")  # the outcomes that may give the item a new warranty
@@ -157,6 +159,25 @@ class ClaimMessage(ResponseModel):
     created_at: IsoUtc
 
 
+class ClaimRma(ResponseModel):
+    """A claim's return authorisation (contract 17.10, docs/api.md "Returns")."""
+
+    number: str = Field(
+        description="`RMA-<year>-<6 digits>`, unique across the service.", examples=["RMA-2026-000042"]
+    )
+    issued_at: IsoUtc
+    instructions: str | None = Field(examples=["Pack it in its box; drop it at any post office."])
+    label_url: str | None = Field(
+        description="The return label (a PDF) for the claim's participants; null without one.",
+        examples=["/api/claims/42/rma/label"],
+    )
+
+
+def claim_rma(row: ReturnAuthorization | None) -> ClaimRma | None:
+    """The detail's `rma` from the claim's row (None: none issued)."""
+    return None if row is None else ClaimRma.model_validate(payloads.rma(row))
+
+
 class ClaimDetail(ResponseModel):
     id: int
     status: ClaimStatusName
@@ -179,5 +200,6 @@ class ClaimDetail(ResponseModel):
     warranty_extension: WarrantyExtensionOut | None = Field(
         description="The warranty its resolution gave the product (repaired or replaced), else null."
     )
+    rma: ClaimRma | None = Field(description="Its return authorisation (`POST .../rma`); null while none.")
     created_at: IsoUtc
     updated_at: IsoUtc

@@ -33,6 +33,7 @@ from app.messages.serializers import admin_message_out, message_created, message
 from app.messages.service import post_message
 from app.pagecache.scopes import MESSAGES_ALL, USERS_ALL, messages_of
 from app.realtime.handoff import read_handoff
+from app.replies.service import render_for_claim
 from app.storage.files import content_disposition
 from app.storage.storage import streamed
 
@@ -136,11 +137,17 @@ async def send_message(
     base64 data URL. 400 blank without attachment, bad base64 or a wrong `size`; 415 when the bytes are
     not what `fileName`/`mimeType` say; 409 CLAIM_CLOSED on a closed claim; 404 for a claim the caller
     may not see; 403 for a viewer of the household the product is shared with. The other participants
-    are notified (real time, email, push)."""
+    are notified (real time, email, push).
+
+    `replyId` sends a saved reply of the claim's organization, rendered for the claim as plain text, with
+    `message` appended after a blank line (docs/api.md, "Saved replies")."""
     await require_writer(session, user, claim)
+    text = body.message or ""
+    if body.reply_id is not None:
+        text = await render_for_claim(session, claim, user, body.reply_id, text)
     upload = decode_attachment(body.attachment, settings.max_attachment_size) if body.attachment else None
     message = await post_message(
-        session, storage, settings, claim=claim, sender=user, text=body.message or "", attachment=upload
+        session, storage, settings, claim=claim, sender=user, text=text, attachment=upload
     )
     response.headers["Location"] = f"/api/claims/{claim.id}/messages/{message.id}"
     return message_created(message, user)

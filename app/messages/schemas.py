@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from app.api.schemas import IsoUtc, RequestModel, ResponseModel
+from app.core.ids import MAX_ID
 
 MAX_MESSAGE_LENGTH = 10_000  # characters; a longer inbound reply is cut there
 
@@ -19,12 +20,34 @@ class AttachmentIn(RequestModel):
 
 
 class MessageSend(RequestModel):
-    """At least one of `message` and `attachment`."""
+    """At least one of `message`, `attachment` and `replyId`."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"message": "The replacement part is on its way."},
+                {"replyId": 3, "message": "We ship it tomorrow."},
+            ]
+        }
+    )
 
     message: str | None = Field(
-        default=None, max_length=MAX_MESSAGE_LENGTH, description="Up to 10,000 characters."
+        default=None,
+        max_length=MAX_MESSAGE_LENGTH,
+        description="Up to 10,000 characters; with `replyId`, appended to the reply after a blank line.",
     )
     attachment: AttachmentIn | None = None
+    reply_id: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_ID,
+        description=(
+            "A saved reply of the claim's organization (its supplier side and admins; 403 for its customer "
+            "side, 400 for a reply of another organization or none): its body rendered for the claim is "
+            "the message (docs/api.md, 'Saved replies'). The whole text stays within 10,000 characters."
+        ),
+        examples=[3],
+    )
 
 
 class AttachmentOut(ResponseModel):

@@ -12,7 +12,9 @@ from app.models.notification_channels import NotificationTarget, WebPushSubscrip
 from app.models.organization import Organization, OrganizationBrand, OrganizationMember
 from app.models.outbox_items import OutboxItem
 from app.models.product import ExpiryAlert, Product, Receipt, WarrantyExtension
+from app.models.return_authorization import ReturnAuthorization, RmaCounter
 from app.models.row_counts import ProductExpiryCount, RowCount
+from app.models.saved_reply import SavedReply
 from app.models.throttle_hits import ThrottleHit
 from app.models.timeline import ClaimEvent
 from app.models.user import DeviceToken, PasswordResetToken, RefreshToken, User
@@ -50,7 +52,10 @@ __all__ = [
     "ProductExpiryCount",
     "Receipt",
     "RefreshToken",
+    "ReturnAuthorization",
+    "RmaCounter",
     "RowCount",
+    "SavedReply",
     "ThrottleHit",
     "User",
     "WarrantyExtension",

@@ -100,4 +100,5 @@ class OutboxKind(StrEnum):
     APPRISE_CLAIM_MESSAGE = "apprise.claim_message"
     APPRISE_CLAIM_STATUS = "apprise.claim_status"
     APPRISE_EXPIRY_ALERT = "apprise.expiry_alert"
+    EMAIL_RMA_ISSUED = "email.rma_issued"  # {"claimId", "recipientId"}: the customer, label attached
     WEBHOOK_DELIVER = "webhook.deliver"  # {"messageId"}: the webhook delivery's webhook-id

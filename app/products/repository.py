@@ -34,7 +34,7 @@ from app.core.repository import Repository
 from app.derived import claim_search
 from app.derived.counter_locks import take_product_counters
 from app.derived.counts import products_expiring, row_count
-from app.models import Claim, Message, Product, Receipt, User
+from app.models import Claim, Message, Product, Receipt, ReturnAuthorization, User
 from app.models.enums import ClaimStatus
 from app.products import expiry
 from app.products.warranty import own_end
@@ -373,13 +373,18 @@ class ProductRepository(Repository):
         return product
 
     async def file_keys(self, product_id: int) -> list[str]:
-        """Storage keys of the product's files: its receipts and its claims' message attachments."""
+        """Storage keys of the product's files: its receipts, its claims' message attachments and return
+        labels."""
         claims = select(Claim.id).where(Claim.product_id == product_id)
         receipts = select(Receipt.storage_key.label("key")).where(Receipt.product_id == product_id)
         attachments = select(Message.attachment_key.label("key")).where(
             Message.claim_id.in_(claims), Message.attachment_key.is_not(None)
         )
-        return [key for key in await self.session.scalars(union_all(receipts, attachments)) if key]
+        labels = select(ReturnAuthorization.label_key.label("key")).where(
+            ReturnAuthorization.claim_id.in_(claims), ReturnAuthorization.label_key.is_not(None)
+        )
+        files = await self.session.scalars(union_all(receipts, attachments, labels))
+        return [key for key in files if key]
 
     async def delete(self, product: Product) -> None:
         """Delete the row; the foreign keys take its receipts, claims, messages and alerts along; its

@@ -20,6 +20,7 @@ class TimelineKind(StrEnum):
     ORGANIZATION_CHANGED = "organization.changed"
     STATUS_CHANGED = "status.changed"
     MESSAGE_POSTED = "message.posted"
+    RMA_ISSUED = "rma.issued"
     NOTIFICATION_SENT = "notification.sent"
     NOTIFICATION_FAILED = "notification.failed"
     NOTIFICATION_SKIPPED = "notification.skipped"

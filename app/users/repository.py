@@ -22,7 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from app.access.credentials import user_by_id
 from app.core.repository import Repository
 from app.errors import Conflict
-from app.models import Claim, Message, Product, Receipt, User
+from app.models import Claim, Message, Product, Receipt, ReturnAuthorization, User
 from app.models.enums import Role
 from app.realtime.forget import forget_claims
 
@@ -137,14 +137,17 @@ class UserRepository(Repository):
 
     async def owned_file_keys(self, user_id: int) -> list[str]:
         """Storage keys of the files that go with the user's account (receipts of their products,
-        attachments of their claims), in one query."""
+        attachments and return labels of their claims), in one query."""
         own_products = select(Product.id).where(Product.owner_id == user_id)
         own_claims = self._own_claim_ids(user_id)
         receipts = select(Receipt.storage_key.label("key")).where(Receipt.product_id.in_(own_products))
         attachments = select(Message.attachment_key.label("key")).where(
             Message.claim_id.in_(own_claims), Message.attachment_key.is_not(None)
         )
-        result = await self.session.scalars(union_all(receipts, attachments))
+        labels = select(ReturnAuthorization.label_key.label("key")).where(
+            ReturnAuthorization.claim_id.in_(own_claims), ReturnAuthorization.label_key.is_not(None)
+        )
+        result = await self.session.scalars(union_all(receipts, attachments, labels))
         return [key for key in result if key]
 
     @staticmethod

@@ -7,6 +7,8 @@ Every `claim` carries `organizationId`: the supplier organisation it is routed t
 - `claim.status_changed`: `{"claim", "previousStatus", "actorId"}`; its claim also carries
   `warrantyExtension` (the resolution's, or null: docs/api.md §6.2)
 - `claim.supplier_assigned`: `{"claim", "previousSupplierId", "actorId"}` (unassigned: `supplierId` null)
+- `claim.rma_issued`: `{"claim", "rma", "actorId"}`; `rma` as the claim detail shows it (`number`,
+  `issuedAt`, `instructions`, `labelUrl`)
 - `message.created`: `{"message", "claimId"}` (message ids as numeric strings, as the messages API has them)
 - `product.warranty_expiring`: `{"product", "thresholdDays", "daysLeft"}`
 - `webhook.test`: `{"webhookId", "message"}`
@@ -18,7 +20,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from app.core.clock import iso_utc
-from app.models import Claim, Message, User, WarrantyExtension
+from app.models import Claim, Message, ReturnAuthorization, User, WarrantyExtension
 from app.models.user import DELETED_USER
 
 
@@ -35,6 +37,20 @@ def claim(row: Claim) -> dict[str, Any]:
         "outcomeNote": row.outcome_note,
         "createdAt": iso_utc(row.created_at),
         "updatedAt": iso_utc(row.updated_at),
+    }
+
+
+def rma_label_url(claim_id: int) -> str:
+    return f"/api/claims/{claim_id}/rma/label"
+
+
+def rma(row: ReturnAuthorization) -> dict[str, Any]:
+    """A claim's return authorisation as its detail shows it (`labelUrl` null without a label)."""
+    return {
+        "number": row.number,
+        "issuedAt": iso_utc(row.issued_at),
+        "instructions": row.instructions,
+        "labelUrl": rma_label_url(row.claim_id) if row.label_key else None,
     }
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from app.api.openapi import ErrorBody, errors, without_default_422
+from app.api.openapi import ErrorBody, errors, with_examples, without_default_422
 
 
 async def test_openapi_documents_the_error_body(client: httpx.AsyncClient) -> None:
@@ -57,3 +57,28 @@ def test_only_the_422s_are_removed() -> None:
     }
     assert schema["paths"]["/b"] == {"post": {"responses": {"201": {}}}}
     assert schema["components"]["schemas"] == {"ErrorBody": {}}
+
+
+def test_a_status_may_be_shown_by_named_examples() -> None:
+    responses = with_examples(
+        errors(400, 409), 409, {"exists": ("RMA_EXISTS", "It exists.", None), "other": ("X", "Y", {"a": 1})}
+    )
+
+    assert responses[409]["model"] is ErrorBody and responses[409]["description"] == "Conflict"
+    assert responses[409]["content"]["application/json"] == {
+        "examples": {
+            "exists": {"value": {"error": "Conflict", "message": "It exists.", "code": "RMA_EXISTS"}},
+            "other": {"value": {"error": "Conflict", "message": "Y", "code": "X", "details": {"a": 1}}},
+        }
+    }
+    assert "example" in responses[400]["content"]["application/json"]
+
+
+async def test_issuing_a_return_documents_each_conflict(client: httpx.AsyncClient) -> None:
+    spec = (await client.get("/api/openapi.json")).json()
+    conflict = spec["paths"]["/api/claims/{id}/rma"]["post"]["responses"]["409"]["content"][
+        "application/json"
+    ]
+    codes = {example["value"]["code"] for example in conflict["examples"].values()}
+    assert codes == {"RMA_EXISTS", "CLAIM_NOT_IN_PROGRESS", "RMA_NUMBERS_EXHAUSTED"}
+    assert conflict["schema"] == {"$ref": "#/components/schemas/ErrorBody"}
