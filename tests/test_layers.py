@@ -29,7 +29,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         "api",
         "timeline realtime webhooks notifications",
         "changes",
-        "users products claims messages auth calendar inbound health metrics households organizations",
+        "users products claims messages auth calendar inbound health metrics households organizations oidc",
         "main cli worker_assembly migrations",
     )
 )

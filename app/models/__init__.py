@@ -7,6 +7,7 @@ from app.models.claim import Claim, Message, MessageRead
 from app.models.claim_deadline import ClaimDeadline
 from app.models.event import Event
 from app.models.household import ClaimMute, Household, HouseholdInvitation, HouseholdMember
+from app.models.identity import OidcLoginCode, UserIdentity
 from app.models.inbound import InboundDelivery
 from app.models.organization import Organization, OrganizationBrand, OrganizationMember
 from app.models.outbox_items import OutboxItem
@@ -39,6 +40,7 @@ __all__ = [
     "InboundDelivery",
     "Message",
     "MessageRead",
+    "OidcLoginCode",
     "Organization",
     "OrganizationBrand",
     "OrganizationMember",
@@ -51,6 +53,7 @@ __all__ = [
     "RowCount",
     "ThrottleHit",
     "User",
+    "UserIdentity",
     "WarrantyExtension",
     "WebhookDelivery",
     "WebhookEndpoint",

@@ -110,3 +110,26 @@ async def test_secrets_in_a_path_reach_no_log_line_of_a_real_server(
     assert "/api/calendar/REDACTED " in output or '/api/calendar/REDACTED"' in output
     assert "/api/device-tokens/REDACTED" in output
     assert "/api/invitations/REDACTED/accept" in output
+
+
+def test_a_sign_in_callback_logs_no_code_and_no_state_while_the_app_reads_them() -> None:
+    query = b"code=auth-c0de&state=st4te&session_state=s&St%61te=again&error="
+    scope: dict[str, Any] = {
+        "type": "http",
+        "path": "/api/auth/oidc/keycloak/callback",
+        "query_string": query,
+    }
+
+    for_app = hide_url_secrets(scope)
+
+    assert scope["query_string"] == b"code=REDACTED&state=REDACTED&session_state=s&St%61te=REDACTED&error="
+    assert for_app["query_string"] == query
+
+
+def test_only_the_callback_has_its_code_redacted() -> None:
+    scope: dict[str, Any] = {
+        "type": "http",
+        "path": "/api/auth/oidc/keycloak/start",
+        "query_string": b"code=1",
+    }
+    assert hide_url_secrets(scope) is scope and scope["query_string"] == b"code=1"
