@@ -106,7 +106,7 @@ class OidcProvider(BaseModel):
         check_web_url(value, "issuer")
         if urlsplit(value).query:
             raise ValueError(f"issuer {value!r} may not have a query")
-        return value.rstrip("/")
+        return value  # exactly as the provider writes it: it is compared with its tokens' `iss`
 
     @field_validator("scopes")
     @classmethod

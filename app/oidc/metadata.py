@@ -34,7 +34,7 @@ class Metadata:
 
 async def discover(client: httpx.AsyncClient, provider: OidcProvider) -> Metadata:
     """The provider's endpoints and keys, checked: Misconfigured or ProviderUnreachable says what is wrong."""
-    url = f"{provider.issuer}/.well-known/openid-configuration"
+    url = f"{provider.issuer.rstrip('/')}/.well-known/openid-configuration"
     status, document = await fetch_json(client, "GET", url)
     if status != 200:
         raise ProviderUnreachable(f"{url} answered {status}")
