@@ -10,13 +10,14 @@ from typing import Any
 import anyio
 from authlib.common.urls import add_params_to_uri
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.auth.service import SignedIn, sign_in
 from app.auth.tokens import RefreshTokenRepository
-from app.config import Settings
+from app.config import OidcProvider, Settings
 from app.core.security import constant_time_equals
-from app.errors import ValidationFailed
+from app.errors import Conflict, ValidationFailed
 from app.oidc import login_codes
 from app.oidc.accounts import account_for
 from app.oidc.flow_cookie import Flow, callback_path, new_expiry
@@ -103,11 +104,27 @@ async def callback(
         redirect_uri=redirect_uri(settings, flow.provider),
     )
     claims = await verified_claims(providers, flow.provider, metadata, raw, flow.nonce)
-    # A write transaction of its own (a GET's session only reads), after the provider's round trips.
+    return with_params(flow.redirect, code=await _code_for(sessionmaker, provider, claims))
+
+
+async def _code_for(
+    sessionmaker: async_sessionmaker[AsyncSession], provider: OidcProvider, claims: dict[str, Any]
+) -> str:
+    """The account's one-time code, in a write transaction of its own (a GET's session only reads), after
+    the provider's round trips. A concurrent first sign-in of the same user (the link or the email taken
+    meanwhile) is answered by trying once more, which then finds the account."""
+    try:
+        return await _issue_code(sessionmaker, provider, claims)
+    except (Conflict, IntegrityError):
+        return await _issue_code(sessionmaker, provider, claims)
+
+
+async def _issue_code(
+    sessionmaker: async_sessionmaker[AsyncSession], provider: OidcProvider, claims: dict[str, Any]
+) -> str:
     async with sessionmaker() as session, session.begin():
         user = await account_for(session, provider, claims)
-        code = await login_codes.issue(session, user.id)
-    return with_params(flow.redirect, code=code)
+        return await login_codes.issue(session, user.id)
 
 
 async def verified_claims(

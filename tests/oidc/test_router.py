@@ -4,6 +4,7 @@ every failure of 18.4 as the browser or the app sees it."""
 
 from __future__ import annotations
 
+import asyncio
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
@@ -265,3 +266,21 @@ async def test_no_secret_reaches_the_log(
     secrets += [tokens["token"], tokens["refreshToken"], "s3cret-of-the-client"]
     logged = caplog.text
     assert not [secret for secret in secrets if secret in logged]
+
+
+async def test_two_first_sign_ins_of_one_user_at_once_make_one_account(
+    app: FastAPI, client: httpx.AsyncClient, provider: Provider
+) -> None:
+    provider.set_user("twice", email="twice@example.com", email_verified=True)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as other:
+        callbacks = [
+            await browser.at_provider(await browser.start(each), "twice") for each in (client, other)
+        ]
+
+        landings = await asyncio.gather(
+            browser.back_at_service(client, callbacks[0]), browser.back_at_service(other, callbacks[1])
+        )
+
+    users = [(await _exchange(client, landing.code)).json()["user"]["id"] for landing in landings]
+    assert users[0] == users[1]
