@@ -102,10 +102,14 @@ async def test_secrets_in_a_path_reach_no_log_line_of_a_real_server(
             assert removed.status_code == 204
             await client.post(f"/api/invitations/{invitation}/accept", headers=headers)
             await client.get("/.well-known/mercure?topic=x&authorization=query-secret-42")
+            callback = "/api/auth/oidc/kc/callback?code=provider-code-77&state=state-secret-88"
+            assert (await client.get(callback)).status_code == 400  # no sign-in cookie in this client
         output = served.stop()
 
-    for secret in (token, device, quote(device, safe=""), "secret-token-4711", invitation, "query-secret-42"):
+    secrets = (token, device, quote(device, safe=""), "secret-token-4711", invitation, "query-secret-42")
+    for secret in (*secrets, "provider-code-77", "state-secret-88"):
         assert secret not in output
+    assert "/api/auth/oidc/kc/callback?code=REDACTED&state=REDACTED" in output
     assert "/api/calendar/REDACTED.ics" in output
     assert "/api/calendar/REDACTED " in output or '/api/calendar/REDACTED"' in output
     assert "/api/device-tokens/REDACTED" in output
