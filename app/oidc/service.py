@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.auth.service import SignedIn, sign_in
 from app.auth.tokens import RefreshTokenRepository
 from app.config import OidcProvider, Settings
+from app.core.one_line import one_line
 from app.core.security import constant_time_equals
 from app.errors import Conflict, ValidationFailed
 from app.oidc import login_codes
@@ -88,7 +89,9 @@ async def callback(
 ) -> str:
     """Where the browser goes next: the flow's redirect with a one-time `code`. SignInFailed otherwise."""
     if params.error is not None:  # believed without a state too: it signs no one in
-        raise SignInFailed(Outcome.ACCESS_DENIED, f"the provider answered error={params.error[:64]}")
+        raise SignInFailed(
+            Outcome.ACCESS_DENIED, f"the provider answered error={one_line(params.error[:64])}"
+        )
     if not params.state or not constant_time_equals(params.state, flow.state):
         raise SignInFailed(Outcome.INVALID_STATE, "the state is not this browser's")
     if not params.code:

@@ -9,6 +9,7 @@ from urllib.parse import quote
 import httpx
 
 from app.config import OidcProvider
+from app.core.one_line import one_line
 from app.oidc.fetch import ProviderUnreachable, fetch_json
 from app.oidc.metadata import Metadata
 from app.oidc.outcomes import Outcome, SignInFailed
@@ -46,7 +47,7 @@ async def redeem_code(
     if status >= 500:
         raise ProviderUnreachable(f"the token endpoint answered {status}")
     if status != 200:
-        error = str(answer.get("error", "unknown"))[:64]
+        error = one_line(str(answer.get("error", "unknown"))[:64])
         raise SignInFailed(Outcome.INVALID_CODE, f"the token endpoint refused the code ({status} {error})")
     id_token = answer.get("id_token")
     if not isinstance(id_token, str):

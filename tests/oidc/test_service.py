@@ -38,3 +38,11 @@ async def test_a_callback_without_its_parts_fails_before_the_provider_is_asked(
     with pytest.raises(SignInFailed) as failed:
         await service.callback(app.state.oidc_providers, settings, app.state.sessionmaker, flow, params)
     assert failed.value.outcome is outcome
+
+
+async def test_the_providers_error_is_logged_on_one_line(app: FastAPI, settings: Settings) -> None:
+    flow = Flow("down", "st", "n", "v" * 64, "http://localhost:3000/signed-in", new_expiry())
+    params = service.CallbackParams(code=None, state=None, error="denied\nFAKE log line")
+    with pytest.raises(SignInFailed) as failed:
+        await service.callback(app.state.oidc_providers, settings, app.state.sessionmaker, flow, params)
+    assert failed.value.reason == "the provider answered error=denied FAKE log line"
