@@ -5,14 +5,25 @@ Every setting is named once here; `.env.example` and the README describe the sam
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from functools import cached_property
-from ipaddress import IPv4Network, IPv6Network, ip_network
+from ipaddress import IPv4Network, IPv6Network, ip_address, ip_network
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    field_validator,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 Network = IPv4Network | IPv6Network
@@ -41,10 +52,112 @@ def _split_commas(value: object) -> object:
     return value
 
 
+# Identity providers (contract 18). Role names as app.models.enums.Role spells them (config is below models).
+OIDC_ROLES = frozenset({"ROLE_USER", "ROLE_SUPPLIER", "ROLE_ADMIN"})
+
+
+def is_loopback_host(host: str | None) -> bool:
+    """`localhost`, 127.0.0.0/8 or ::1: the only hosts an `http://` issuer or redirect may name."""
+    if host is None:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_web_url(url: str, what: str) -> str:
+    """An absolute https URL (http only on a loopback host), without credentials or a fragment."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{what} {url!r} is not an absolute http(s) URL")
+    if parts.scheme == "http" and not is_loopback_host(parts.hostname):
+        raise ValueError(f"{what} {url!r} must be https (http is accepted on a loopback address only)")
+    if "@" in parts.netloc or parts.fragment or "\\" in url:
+        raise ValueError(f"{what} {url!r} may not hold credentials, a fragment or a backslash")
+    return url
+
+
+class OidcProvider(BaseModel):
+    """One entry of WARRANTY_OIDC_PROVIDERS, written in camelCase as the contract shows it."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="forbid",
+        frozen=True,
+        hide_input_in_errors=True,
+    )
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")  # a path segment: lower case, digits, - and _
+    issuer: str = Field(max_length=255)
+    client_id: str = Field(min_length=1, max_length=255)
+    client_secret: SecretStr | None = None  # none: a public client (PKCE alone)
+    scopes: list[str] = Field(default_factory=lambda: ["openid", "email", "profile"])
+    role_claim: str | None = None
+    role_map: dict[str, list[str]] = Field(default_factory=dict)
+    auto_register: bool = False
+
+    @field_validator("issuer")
+    @classmethod
+    def _issuer_is_https(cls, value: str) -> str:
+        check_web_url(value, "issuer")
+        if urlsplit(value).query:
+            raise ValueError(f"issuer {value!r} may not have a query")
+        return value  # exactly as the provider writes it: it is compared with its tokens' `iss`
+
+    @field_validator("scopes")
+    @classmethod
+    def _openid_scope(cls, value: list[str]) -> list[str]:
+        return value if "openid" in value else ["openid", *value]
+
+    @field_validator("role_map", mode="before")
+    @classmethod
+    def _one_or_more_roles(cls, value: object) -> object:
+        if isinstance(value, dict):
+            return {key: [roles] if isinstance(roles, str) else roles for key, roles in value.items()}
+        return value
+
+    @field_validator("role_map")
+    @classmethod
+    def _roles_exist(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        for claim_value, roles in value.items():
+            unknown = [role for role in roles if role not in OIDC_ROLES]
+            if unknown:
+                raise ValueError(
+                    f"roleMap[{claim_value!r}] names {', '.join(map(repr, unknown))}, not a role: "
+                    f"use {', '.join(sorted(OIDC_ROLES))}"
+                )
+        return value
+
+    @model_validator(mode="after")
+    def _claim_for_the_map(self) -> OidcProvider:
+        if self.role_map and not self.role_claim:
+            raise ValueError(f"provider {self.name!r} has a roleMap but no roleClaim to read it from")
+        return self
+
+
+def _parse_providers(value: object) -> object:
+    if isinstance(value, str):
+        if not value.strip():
+            return []
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"WARRANTY_OIDC_PROVIDERS is not valid JSON: {exc}") from None
+    return value
+
+
 class Settings(BaseSettings):
     # validate_by_name: the AWS_* settings below are also given by field name (tests, create_app callers).
     model_config = SettingsConfigDict(
-        env_prefix="WARRANTY_", env_file=".env", extra="ignore", validate_by_name=True
+        env_prefix="WARRANTY_",
+        env_file=".env",
+        extra="ignore",
+        validate_by_name=True,
+        hide_input_in_errors=True,
     )
 
     env: Literal["development", "production", "test"] = "development"
@@ -192,6 +305,12 @@ class Settings(BaseSettings):
     webhook_allow_private: bool = False  # endpoints on loopback/private/link-local addresses (tests, labs)
     webhook_timeout: float = 10.0  # the most one delivery attempt may take, connect to last byte read
 
+    # Sign-in through identity providers (contract 18; docs/operations.md)
+    oidc_providers: Annotated[list[OidcProvider], NoDecode] = Field(default_factory=list)  # a JSON list
+    # Where the flow may send the browser back to: the redirect must start with one of these (app/oidc)
+    oidc_redirects: CommaList = Field(default_factory=list)
+    oidc_timeout: float = Field(default=10.0, gt=0)  # one request to a provider, connect to last byte
+
     _split = field_validator(
         "cors_origins",
         "expiry_alert_days",
@@ -200,8 +319,24 @@ class Settings(BaseSettings):
         "trusted_proxies",
         "metrics_allow",
         "notify_schemes",
+        "oidc_redirects",
         mode="before",
     )(_split_commas)
+    _providers_json = field_validator("oidc_providers", mode="before")(_parse_providers)
+
+    @field_validator("oidc_providers")
+    @classmethod
+    def _unique_names(cls, value: list[OidcProvider]) -> list[OidcProvider]:
+        names = [provider.name for provider in value]
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            raise ValueError(f"WARRANTY_OIDC_PROVIDERS names {', '.join(twice)} more than once")
+        return value
+
+    @field_validator("oidc_redirects")
+    @classmethod
+    def _redirects_are_urls(cls, value: list[str]) -> list[str]:
+        return [check_web_url(url, "WARRANTY_OIDC_REDIRECTS entry") for url in value]
 
     @field_validator("notify_schemes")
     @classmethod

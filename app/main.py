@@ -35,6 +35,8 @@ from app.notifications.router import router as notifications_router
 from app.observability.logs import configure_logging
 from app.observability.metrics import install as install_metrics
 from app.observability.url_secrets import hide_url_secrets
+from app.oidc.registry import providers_lifespan
+from app.oidc.router import router as oidc_router
 from app.organizations.router import router as organizations_router
 from app.pagecache.cache import PageCache, prune_forever
 from app.pagecache.cached_pages import ServeCachedPages
@@ -62,6 +64,7 @@ ROUTERS = (
     timeline_router,
     health_router,
     auth_router,
+    oidc_router,
     users_router,
     calendar_router,
     notifications_router,
@@ -154,6 +157,7 @@ def _lifespan(settings: Settings) -> Callable[[FastAPI], AbstractAsyncContextMan
         pruning = asyncio.create_task(prune_forever(app.state.sessionmaker, settings.cache_ttl, stop))
         try:
             async with (
+                providers_lifespan(settings) as app.state.oidc_providers,
                 hub_lifespan(app, settings, hooks),
                 worker_lifespan(app, settings, hooks),
             ):

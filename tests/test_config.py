@@ -4,6 +4,8 @@ derived from the settings."""
 
 from __future__ import annotations
 
+import json
+import re
 from ipaddress import ip_network
 
 import pytest
@@ -105,3 +107,68 @@ def test_limits_that_would_stop_the_service_are_refused(
 ) -> None:
     with pytest.raises(ValidationError, match=setting):
         make_settings(**{setting: value})
+
+
+_KC = {"name": "kc", "issuer": "https://id.example.com/realms/home", "clientId": "warranty"}
+
+
+def test_identity_providers_are_read_from_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    provider = {**_KC, "clientSecret": "s3cr3t", "roleClaim": "groups", "roleMap": {"ops": "ROLE_ADMIN"}}
+    monkeypatch.setenv("WARRANTY_OIDC_PROVIDERS", json.dumps([provider]))
+    monkeypatch.setenv("WARRANTY_OIDC_REDIRECTS", "https://app.example.com/, http://localhost:3000/cb")
+
+    settings = _from_environment()
+
+    (kc,) = settings.oidc_providers
+    assert (kc.name, kc.issuer, kc.client_id, kc.scopes) == (
+        "kc",
+        _KC["issuer"],
+        "warranty",
+        ["openid", "email", "profile"],
+    )
+    assert kc.role_map == {"ops": ["ROLE_ADMIN"]} and kc.auto_register is False
+    assert settings.oidc_redirects == ["https://app.example.com/", "http://localhost:3000/cb"]
+
+
+@pytest.mark.parametrize(
+    ("providers", "says"),
+    [
+        ("[{", "WARRANTY_OIDC_PROVIDERS is not valid JSON"),
+        (json.dumps([_KC, _KC]), "WARRANTY_OIDC_PROVIDERS names kc more than once"),
+        (
+            json.dumps([{**_KC, "issuer": "http://id.example.com"}]),
+            "must be https (http is accepted on a loopback",
+        ),
+        (
+            json.dumps([{**_KC, "roleClaim": "g", "roleMap": {"x": "ROLE_BOSS"}}]),
+            "names 'ROLE_BOSS', not a role",
+        ),
+        (json.dumps([{**_KC, "roleMap": {"x": "ROLE_USER"}}]), "has a roleMap but no roleClaim"),
+        (json.dumps([{**_KC, "name": "Key Cloak"}]), "oidc_providers.0.name"),
+        (json.dumps([{**_KC, "clientSecret": "hunter2-secret", "extra": 1}]), "oidc_providers.0.extra"),
+    ],
+)
+def test_a_misconfigured_provider_says_what_is_wrong_at_start(
+    make_settings: SettingsFactory, providers: str, says: str
+) -> None:
+    with pytest.raises(ValidationError, match=re.escape(says)) as refused:
+        make_settings(oidc_providers=providers)
+    assert "hunter2" not in str(refused.value)  # the input, secrets and all, is not repeated
+
+
+def test_an_http_issuer_on_loopback_is_accepted_for_tests(make_settings: SettingsFactory) -> None:
+    providers = json.dumps(
+        [{**_KC, "issuer": "http://127.0.0.1:8080/"}, {**_KC, "name": "b", "issuer": "http://localhost:1"}]
+    )
+    assert [p.issuer for p in make_settings(oidc_providers=providers).oidc_providers] == [
+        "http://127.0.0.1:8080/",  # as written: it is compared with the tokens' `iss`
+        "http://localhost:1",
+    ]
+
+
+@pytest.mark.parametrize(
+    "redirect", ["app.example.com/cb", "http://app.example.com/cb", "https://u:p@app.example.com/"]
+)
+def test_a_redirect_entry_must_be_an_https_url(make_settings: SettingsFactory, redirect: str) -> None:
+    with pytest.raises(ValidationError, match="WARRANTY_OIDC_REDIRECTS entry"):
+        make_settings(oidc_redirects=redirect)

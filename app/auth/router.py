@@ -32,7 +32,7 @@ router = APIRouter(prefix="/api", tags=["auth"])
 HUB_COOKIE = "mercureAuthorization"
 
 
-def _set_hub_cookie(response: Response, token: str, settings: Settings) -> None:
+def set_hub_cookie(response: Response, token: str, settings: Settings) -> None:
     response.set_cookie(
         HUB_COOKIE,
         token,
@@ -67,7 +67,7 @@ async def login(
         users=users,
         refresh_tokens=refresh_tokens,
     )
-    _set_hub_cookie(response, signed_in.token, settings)
+    set_hub_cookie(response, signed_in.token, settings)
     return LoginResponse.model_validate(
         {"token": signed_in.token, "refresh_token": signed_in.refresh_token, "user": signed_in.user}
     )
@@ -86,7 +86,7 @@ async def refresh_token(
     token, new_refresh = await service.refresh(
         body.refresh_token, settings=settings, users=users, refresh_tokens=refresh_tokens
     )
-    _set_hub_cookie(response, token, settings)
+    set_hub_cookie(response, token, settings)
     return TokenPair(token=token, refresh_token=new_refresh)
 
 

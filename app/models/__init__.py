@@ -7,6 +7,7 @@ from app.models.claim import Claim, Message, MessageRead
 from app.models.claim_deadline import ClaimDeadline
 from app.models.event import Event
 from app.models.household import ClaimMute, Household, HouseholdInvitation, HouseholdMember
+from app.models.identity import OidcLoginCode, UserIdentity
 from app.models.inbound import InboundDelivery
 from app.models.notification_channels import NotificationTarget, WebPushSubscription
 from app.models.organization import Organization, OrganizationBrand, OrganizationMember
@@ -43,6 +44,7 @@ __all__ = [
     "Message",
     "MessageRead",
     "NotificationTarget",
+    "OidcLoginCode",
     "Organization",
     "OrganizationBrand",
     "OrganizationMember",
@@ -58,6 +60,7 @@ __all__ = [
     "SavedReply",
     "ThrottleHit",
     "User",
+    "UserIdentity",
     "WarrantyExtension",
     "WebPushSubscription",
     "WebhookDelivery",

@@ -22,7 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from app.access.credentials import user_by_id
 from app.core.repository import Repository
 from app.errors import Conflict
-from app.models import Claim, Message, Product, Receipt, ReturnAuthorization, User
+from app.models import Claim, Message, Product, Receipt, ReturnAuthorization, User, UserIdentity
 from app.models.enums import Role
 from app.realtime.forget import forget_claims
 
@@ -74,6 +74,13 @@ class UserFilter:
 class UserRepository(Repository):
     async def get(self, user_id: int) -> User | None:
         return await user_by_id(self.session, user_id)
+
+    async def identities(self, user_id: int) -> list[UserIdentity]:
+        """The provider accounts linked to the user, oldest link first."""
+        found = await self.session.scalars(
+            select(UserIdentity).where(UserIdentity.user_id == user_id).order_by(UserIdentity.id)
+        )
+        return list(found)
 
     async def get_by_email(self, email: str) -> User | None:
         result = await self.session.execute(select(User).where(User.email == email.strip().lower()))

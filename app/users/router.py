@@ -30,6 +30,8 @@ from app.users.repository import UserFilter
 from app.users.schemas import (
     PROFILE_PICTURE_PATH,
     AdminUserPatch,
+    IdentityOut,
+    MeOut,
     ProfilePictureOut,
     UserCreate,
     UserListItem,
@@ -97,10 +99,12 @@ async def admin_list_users(
 router.include_router(lists)
 
 
-@router.get("/me", response_model=UserOut, responses=errors(401))
-async def get_me(user: CurrentUser) -> User:
-    """The signed-in user."""
-    return user
+@router.get("/me", response_model=MeOut, responses=errors(401))
+async def get_me(user: CurrentUser, users: UserRepo) -> MeOut:
+    """The signed-in user, with `identities`: the identity-provider accounts linked to it (18.3)."""
+    me = MeOut.model_validate(user)
+    me.identities = [IdentityOut.model_validate(link) for link in await users.identities(user.id)]
+    return me
 
 
 @router.patch("/me", response_model=UserOut, responses=errors(400, 401))

@@ -44,6 +44,19 @@ class UserOut(UserListItem):
         return f"{PROFILE_PICTURE_PATH}{filename}" if filename else None
 
 
+class IdentityOut(ResponseModel):
+    """An identity provider's account linked to the user (contract 18.3)."""
+
+    provider: str = Field(examples=["keycloak"])
+    subject: str = Field(examples=["f3a1c2d4-5b6e-4f70-8a91-b2c3d4e5f607"])
+
+
+class MeOut(UserOut):
+    """The signed-in user, with the provider accounts linked to it."""
+
+    identities: list[IdentityOut] = Field(default_factory=list)
+
+
 class UserRegister(RequestModel):
     email: Email
     password: Password

@@ -102,11 +102,38 @@ async def test_secrets_in_a_path_reach_no_log_line_of_a_real_server(
             assert removed.status_code == 204
             await client.post(f"/api/invitations/{invitation}/accept", headers=headers)
             await client.get("/.well-known/mercure?topic=x&authorization=query-secret-42")
+            callback = "/api/auth/oidc/kc/callback?code=provider-code-77&state=state-secret-88"
+            assert (await client.get(callback)).status_code == 400  # no sign-in cookie in this client
         output = served.stop()
 
-    for secret in (token, device, quote(device, safe=""), "secret-token-4711", invitation, "query-secret-42"):
+    secrets = (token, device, quote(device, safe=""), "secret-token-4711", invitation, "query-secret-42")
+    for secret in (*secrets, "provider-code-77", "state-secret-88"):
         assert secret not in output
+    assert "/api/auth/oidc/kc/callback?code=REDACTED&state=REDACTED" in output
     assert "/api/calendar/REDACTED.ics" in output
     assert "/api/calendar/REDACTED " in output or '/api/calendar/REDACTED"' in output
     assert "/api/device-tokens/REDACTED" in output
     assert "/api/invitations/REDACTED/accept" in output
+
+
+def test_a_sign_in_callback_logs_no_code_and_no_state_while_the_app_reads_them() -> None:
+    query = b"code=auth-c0de&state=st4te&session_state=s&St%61te=again&error="
+    scope: dict[str, Any] = {
+        "type": "http",
+        "path": "/api/auth/oidc/keycloak/callback",
+        "query_string": query,
+    }
+
+    for_app = hide_url_secrets(scope)
+
+    assert scope["query_string"] == b"code=REDACTED&state=REDACTED&session_state=s&St%61te=REDACTED&error="
+    assert for_app["query_string"] == query
+
+
+def test_only_the_callback_has_its_code_redacted() -> None:
+    scope: dict[str, Any] = {
+        "type": "http",
+        "path": "/api/auth/oidc/keycloak/start",
+        "query_string": b"code=1",
+    }
+    assert hide_url_secrets(scope) is scope and scope["query_string"] == b"code=1"
