@@ -41,6 +41,7 @@ from app.products.routes import router as products_router
 from app.realtime.asgi_entry import HubEndpoint
 from app.realtime.lifespan import hub_lifespan
 from app.realtime.openapi_path import router as hub_openapi_path
+from app.realtime.router import router as hub_publishing
 from app.storage.images import DECODES
 from app.storage.storage_backend import create_storage
 from app.timeline.router import router as timeline_router
@@ -67,6 +68,7 @@ ROUTERS = (
     organizations_router,
     inbound_router,
     hub_openapi_path,
+    hub_publishing,
     metrics_router,
 )
 
