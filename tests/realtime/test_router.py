@@ -225,3 +225,14 @@ async def test_a_wildcard_subscriber_never_receives_claim_events(
         message = await stream.event()
         await asyncio.sleep(0)
     assert message.id == update.text
+
+
+@pytest.mark.postgres_only
+async def test_a_published_update_reaches_the_subscribers_of_another_process(
+    live: LiveServer, http: httpx.AsyncClient, second: httpx.AsyncClient
+) -> None:
+    s = await scene(live.app)
+    async with subscribe(second, "https://shop.example/{id}", token=s.token) as stream:
+        update = await post_update(http, [("topic", "https://shop.example/9"), ("data", "across")])
+        message = await stream.event()
+    assert (message.id, message.data) == (update.text, "across")
