@@ -235,6 +235,14 @@ class Settings(BaseSettings):
     sse_max_streams_per_user: int = 20
     event_retention_hours: int = 48
     sse_reauthorize_interval: float = 30.0
+    # The hub for Mercure publishers and subscribers (contract 20, docs/api.md "The hub for Mercure users").
+    # Publishing answers 404 while the publisher key is unset; HS256 keys, each its own.
+    mercure_publisher_key: SecretStr | None = None
+    mercure_subscriber_key: SecretStr | None = None
+    mercure_resource: str | None = (
+        None  # a token's `aud`, when it has one; default {base_url}/.well-known/mercure
+    )
+    mercure_anonymous: bool = False  # subscribers without credentials receive public updates
 
     # Notifications
     frontend_url: str = "http://localhost:3000"
@@ -422,6 +430,11 @@ class Settings(BaseSettings):
     @cached_property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
+
+    @property
+    def hub_resource(self) -> str:
+        """The hub's resource identifier: the `aud` a Mercure token must name when it names one."""
+        return self.mercure_resource or f"{self.base_url.rstrip('/')}/.well-known/mercure"
 
     @cached_property
     def trusted_proxy_networks(self) -> tuple[Network, ...]:

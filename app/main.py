@@ -44,6 +44,7 @@ from app.products.routes import router as products_router
 from app.realtime.asgi_entry import HubEndpoint
 from app.realtime.lifespan import hub_lifespan
 from app.realtime.openapi_path import router as hub_openapi_path
+from app.realtime.router import router as hub_publishing
 from app.replies.router import router as replies_router
 from app.returns.router import router as returns_router
 from app.storage.images import DECODES
@@ -75,6 +76,7 @@ ROUTERS = (
     returns_router,
     inbound_router,
     hub_openapi_path,
+    hub_publishing,
     metrics_router,
 )
 

@@ -6,6 +6,9 @@ anything else that logs a URL reads the same scope. So, before anything else see
 parameter's value is lifted out of `query_string` into the scope under QUERY_TOKEN and the query string
 keeps `authorization=REDACTED` in its place. The scope dict is the server's own object: the access log
 then prints the redacted line.
+
+The Mercure draft's `access_token` query parameter is redacted the same way, and dropped: the hub does not
+take it as a credential (contract 20.1), and no log shows it.
 """
 
 from __future__ import annotations
@@ -17,20 +20,22 @@ from starlette.types import Scope
 QUERY_TOKEN = "warranty.query_token"
 PARAMETER = b"authorization"
 REDACTED = b"REDACTED"
+NOT_A_CREDENTIAL = b"access_token"  # redacted, never kept
 
 
 def lift_query_token(scope: Scope) -> None:
-    """Moves the value of every `authorization` query parameter (any case, even percent-encoded) out of
-    the query string; the first `authorization` one's, decoded as Starlette would, stays in
-    `scope[QUERY_TOKEN]`."""
+    """Moves the value of every `authorization` and `access_token` query parameter (any case, even
+    percent-encoded) out of the query string; the first `authorization` one's, decoded as Starlette would,
+    stays in `scope[QUERY_TOKEN]`."""
     query: bytes = scope.get("query_string", b"")
-    if PARAMETER not in query.lower() and b"%" not in query:
+    lowered = query.lower()
+    if PARAMETER not in lowered and NOT_A_CREDENTIAL not in lowered and b"%" not in query:
         return
     segments = query.split(b"&")
     for index, segment in enumerate(segments):
         name, equals, value = segment.partition(b"=")
         decoded = unquote_plus(name.decode("latin-1"))
-        if decoded.lower() != PARAMETER.decode():
+        if decoded.lower() not in (PARAMETER.decode(), NOT_A_CREDENTIAL.decode()):
             continue
         if decoded == PARAMETER.decode() and QUERY_TOKEN not in scope:
             scope[QUERY_TOKEN] = unquote_plus(value.decode("latin-1"))

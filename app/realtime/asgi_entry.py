@@ -31,19 +31,14 @@ from app.core.clock import utc_now
 from app.errors import AppError, ServiceUnavailable, TooManyRequests
 from app.observability import request_context
 from app.observability.metrics import series
-from app.realtime.history import (
-    EARLIEST,
-    events_after,
-    ids_after,
-    newest_id,
-    parse_last_event_id,
-    replay_start,
-)
+from app.realtime.challenge import with_challenge
+from app.realtime.history import EARLIEST, newest_id, replay_start
 from app.realtime.hub import Hub, HubClosed, Subscriber, TooManyStreams, frame
 from app.realtime.publishing import StoredEvent
+from app.realtime.replay import committed_ids, replay_for, resolve_last_event_id
 from app.realtime.stream import stream
-from app.realtime.subscriber_access import authenticate, find_token, require_visible
-from app.realtime.topics import parse_topics
+from app.realtime.subscriber_access import find_token, identify
+from app.realtime.subscription_query import parse_query
 
 PATH = "/.well-known/mercure"
 RETRY_AFTER = 10  # seconds, when a user already holds the maximum number of streams
@@ -121,7 +116,7 @@ class HubEndpoint:
         try:
             subscription = await self.subscribe(Request(scope))
         except AppError as error:
-            return await _respond(render(error), request_id, scope, receive, send_head)
+            return await _respond(render(with_challenge(error)), request_id, scope, receive, send_head)
         except Exception as error:
             return await _respond(internal_error(request_id, error), request_id, scope, receive, send_head)
         subscriber = subscription.subscriber
@@ -143,17 +138,16 @@ class HubEndpoint:
 
     async def subscribe(self, request: Request) -> Subscription:
         """Checks the request and subscribes: a short session to authorize and read the replay."""
-        topics = parse_topics(request.query_params.getlist("topic"))
+        wanted = parse_query(request.query_params.multi_items(), self.settings.hub_resource)
         token = find_token(request)
-        last_event_id = _last_event_id(request)
+        last_event_id, field = _last_event_id(request)
         state = request.app.state
         hub: Hub = state.hub
         async with state.read_sessionmaker() as session:  # reads only: no write lock, no BEGIN/COMMIT
-            user, payload = await authenticate(session, self.settings, token)
-            await require_visible(session, user, {t.claim_id for t in topics})
-            names = [t.name for t in topics]
+            identity = await identify(session, self.settings, token, {t.claim_id for t in wanted.claims})
+            user_id = identity.user.id if identity.user is not None else None
             try:
-                subscriber = hub.subscribe(user.id, names)
+                subscriber = hub.subscribe(user_id, wanted.names, tuple(wanted.matchers), identity.grants)
                 # No await since subscribing: events up to here were fanned out before it existed.
                 delivered_through = state.hub_tail.watermark
             except TooManyStreams:
@@ -167,12 +161,13 @@ class HubEndpoint:
                 # began before subscribing, and an event committed and fanned out in between would be
                 # neither live nor in that older snapshot.
                 await session.commit()
-                after = await replay_start(session, last_event_id)
+                wanted_after = await resolve_last_event_id(session, last_event_id, field)
+                after = await replay_start(session, wanted_after)
                 if after is None:
                     # Committed before this connection but not fanned out yet: not news, never sent live.
-                    replay, skip = [], await ids_after(session, names, delivered_through)
+                    replay, skip = [], await committed_ids(session, subscriber, delivered_through)
                 else:
-                    replay = await events_after(session, names, after)
+                    replay = await replay_for(session, subscriber, after)
                     skip = {event.id for event in replay}
                 newest = await newest_id(session)
             except BaseException:
@@ -180,19 +175,25 @@ class HubEndpoint:
                 raise
         if skip:
             subscriber.skip = skip
-        subscriber.credential_version = payload.credential_version
-        subscriber.expires_at = (
-            asyncio.get_running_loop().time() + (payload.expires_at - utc_now()).total_seconds()
-        )
+        subscriber.credential_version = identity.credential_version
+        if identity.expires_at is not None:
+            subscriber.expires_at = (
+                asyncio.get_running_loop().time() + (identity.expires_at - utc_now()).total_seconds()
+            )
         return Subscription(subscriber, replay, after, newest)
 
 
-def _last_event_id(request: Request) -> int | None:
-    """The header, else the query parameter (EventSource sends the header when it reconnects)."""
+def _last_event_id(request: Request) -> tuple[str | None, str]:
+    """The header, else the query parameter, the released protocol's name first (EventSource sends the
+    header when it reconnects); with the name it came by, for a 400."""
     header = request.headers.get("last-event-id")
     if header:
-        return parse_last_event_id(header, "Last-Event-ID")
-    return parse_last_event_id(request.query_params.get("lastEventID"), "lastEventID")
+        return header, "Last-Event-ID"
+    for name in ("lastEventID", "last_event_id"):
+        value = request.query_params.get(name)
+        if value:
+            return value, name
+    return None, "lastEventID"
 
 
 async def _respond(

@@ -72,6 +72,24 @@ async def ids_after(session: AsyncSession, topics: list[str], after: int) -> set
     return set(rows)
 
 
+async def updates_after(session: AsyncSession, after: int, limit: int) -> list[StoredEvent]:
+    """Published updates of any topic above `after`, oldest first, at most `limit` (the replay of a
+    subscription that selects by template, URL pattern or `*`)."""
+    rows = await session.execute(
+        select(Event.id, Event.topic, Event.payload)
+        .where(Event.update_id.is_not(None), Event.id > after)
+        .order_by(Event.id)
+        .limit(limit)
+    )
+    return [StoredEvent(*row) for row in rows]
+
+
+async def update_ids_after(session: AsyncSession, after: int) -> set[int]:
+    """The ids of the published updates above `after`."""
+    rows = await session.scalars(select(Event.id).where(Event.update_id.is_not(None), Event.id > after))
+    return set(rows)
+
+
 async def all_after(session: AsyncSession, after: int, limit: int) -> list[StoredEvent]:
     """Every topic's events above `after`, oldest first (the tail reader's query)."""
     rows = await session.execute(

@@ -13,7 +13,9 @@ import logging
 from collections import defaultdict
 
 from app.observability.metrics import series
+from app.realtime.matchers import Matcher, any_matches
 from app.realtime.publishing import StoredEvent
+from app.realtime.updates import UPDATE_PREFIX, Update, decode, frame_update
 
 logger = logging.getLogger("warranty.realtime")
 
@@ -28,9 +30,21 @@ _ONE_LINE = {code: f"\\u{code:04x}" for code in [*range(0x20), *range(0x7F, 0xA0
 
 
 def frame(event: StoredEvent) -> bytes:
-    """`id:` and exactly one `data:` line (the JSON with line breaks and controls escaped), no `event:`
-    line (so EventSource.onmessage gets everything)."""
+    """The service's own events: `id:` and exactly one `data:` line (the JSON with line breaks and
+    controls escaped), no `event:` line (so EventSource.onmessage gets everything). A published update:
+    framed as its publisher gave it (app.realtime.updates.frame_update)."""
+    update = decode(event)
+    if update is not None:
+        return frame_update(update)
     return f"id: {event.id}\ndata: {event.payload.translate(_ONE_LINE)}\n\n".encode()
+
+
+def receives(subscriber: Subscriber, update: Update, selected: bool) -> bool:
+    """Whether a published update reaches this subscriber: selected by one of its topics (`selected`, the
+    hub's index) or matchers, and, when private, granted by its token's `subscribe` matchers."""
+    if not selected and not any_matches(subscriber.matchers, update.topic):
+        return False
+    return not update.private or any_matches(subscriber.grants, update.topic)
 
 
 class Subscriber:
@@ -41,6 +55,8 @@ class Subscriber:
         "closed",
         "credential_version",
         "expires_at",
+        "grants",
+        "matchers",
         "pending",
         "reason",
         "skip",
@@ -50,9 +66,17 @@ class Subscriber:
         "written",
     )
 
-    def __init__(self, user_id: int, topics: tuple[str, ...]) -> None:
-        self.user_id = user_id
+    def __init__(
+        self,
+        user_id: int | None,
+        topics: tuple[str, ...],
+        matchers: tuple[Matcher, ...] = (),
+        grants: tuple[Matcher, ...] = (),
+    ) -> None:
+        self.user_id = user_id  # None: a Mercure subscriber (its own token, or anonymous)
         self.topics = topics
+        self.matchers = matchers  # published updates' templates, URL patterns, `*`
+        self.grants = grants  # the topics its token may receive private updates of
         self.pending: list[tuple[int, bytes]] = []  # (event id, frame), oldest first
         self.closed = False
         self.reason = ""
@@ -102,21 +126,31 @@ class Hub:
         self._by_topic: dict[str, set[Subscriber]] = defaultdict(set)
         self._per_user: dict[int, int] = defaultdict(int)
         self._subscribers: set[Subscriber] = set()
+        self._matching: set[Subscriber] = set()  # those with matchers: tested against every update
         self.closing = False
 
     @property
     def subscriber_count(self) -> int:
         return len(self._subscribers)
 
-    def subscribe(self, user_id: int, topics: list[str]) -> Subscriber:
+    def subscribe(
+        self,
+        user_id: int | None,
+        topics: list[str],
+        matchers: tuple[Matcher, ...] = (),
+        grants: tuple[Matcher, ...] = (),
+    ) -> Subscriber:
         """Registers a live subscription; raises TooManyStreams over the per-user cap."""
         if self.closing:
             raise HubClosed
-        if self._per_user[user_id] >= self._max_per_user:
+        if user_id is not None and self._per_user[user_id] >= self._max_per_user:
             raise TooManyStreams
-        subscriber = Subscriber(user_id, tuple(topics))
+        subscriber = Subscriber(user_id, tuple(topics), matchers, grants)
         self._subscribers.add(subscriber)
-        self._per_user[user_id] += 1
+        if user_id is not None:
+            self._per_user[user_id] += 1
+        if matchers:
+            self._matching.add(subscriber)
         for topic in topics:
             self._by_topic[topic].add(subscriber)
         return subscriber
@@ -126,9 +160,12 @@ class Hub:
         if subscriber not in self._subscribers:
             return
         self._subscribers.discard(subscriber)
-        self._per_user[subscriber.user_id] -= 1
-        if self._per_user[subscriber.user_id] <= 0:
-            del self._per_user[subscriber.user_id]
+        self._matching.discard(subscriber)
+        user_id = subscriber.user_id
+        if user_id is not None:
+            self._per_user[user_id] -= 1
+            if self._per_user[user_id] <= 0:
+                del self._per_user[user_id]
         self.drop_topics(subscriber, set(subscriber.topics))
 
     def drop_topics(self, subscriber: Subscriber, topics: set[str]) -> None:
@@ -147,7 +184,7 @@ class Hub:
     def revoke(self, subscriber: Subscriber, topics: set[str]) -> None:
         """The user may no longer see these topics: drop them, and end the stream when none is left."""
         self.drop_topics(subscriber, topics)
-        if not subscriber.topics:
+        if not subscriber.topics and not subscriber.matchers:
             self.close_subscriber(subscriber, "access")
 
     def close_subscriber(self, subscriber: Subscriber, reason: str) -> None:
@@ -163,7 +200,10 @@ class Hub:
         limit = self._queue_size
         overflowed: list[Subscriber] = []
         for event in events:
-            subscribers = self._by_topic.get(event.topic)
+            if event.topic.startswith(UPDATE_PREFIX):
+                subscribers = self._update_subscribers(event)
+            else:
+                subscribers = self._by_topic.get(event.topic) or set()
             if not subscribers:
                 continue
             item = (event.id, frame(event))
@@ -181,6 +221,21 @@ class Hub:
                     series().hub_overflows.inc()
                 self.close_subscriber(subscriber, "overflow")
             overflowed.clear()
+
+    def _update_subscribers(self, event: StoredEvent) -> set[Subscriber]:
+        """Who receives a published update: its topic's subscribers and those whose matchers select it,
+        less, for a private one, those whose token does not grant it."""
+        if not self._matching and event.topic not in self._by_topic:
+            return set()
+        update = decode(event)
+        if update is None:
+            return set()
+        selected = self._by_topic.get(event.topic, set())
+        return {
+            subscriber
+            for subscriber in selected | self._matching
+            if receives(subscriber, update, subscriber in selected)
+        }
 
     def close(self) -> None:
         """Shutdown: every stream ends promptly, and no new one opens."""

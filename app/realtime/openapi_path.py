@@ -23,19 +23,33 @@ router = APIRouter(prefix="", tags=["realtime"])
 )
 async def subscribe(
     topic: Annotated[
-        list[str], Query(description="claims/{id}/messages or claims/{id}/status; repeats")
+        list[str],
+        Query(
+            description="claims/{id}/messages or claims/{id}/status, or a published topic or URI template; "
+            "repeats"
+        ),
     ] = [],  # noqa: B006
+    match: Annotated[
+        list[str], Query(description="An exact topic (a claim topic, or a published one; `*`: all)")
+    ] = [],  # noqa: B006
+    match_url_pattern: Annotated[
+        list[str], Query(alias="matchURLPattern", description="A WHATWG URL Pattern of published topics")
+    ] = [],  # noqa: B006
+    match_urlpattern: Annotated[list[str], Query(description="As matchURLPattern")] = [],  # noqa: B006
     authorization: Annotated[str | None, Query(description="An access token (else header or cookie)")] = None,
     last_event_id_query: Annotated[str | None, Query(alias="lastEventID")] = None,
+    last_event_id_v1: Annotated[str | None, Query(alias="last_event_id")] = None,
     last_event_id: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
 ) -> StreamingResponse:
-    """Server-Sent Events for the given topics (Mercure-compatible).
+    """Server-Sent Events for the given topics (a Mercure hub: docs/api.md, "The hub for Mercure users").
 
     Credentials, first found wins: `Authorization: Bearer` header, `authorization` query parameter,
-    `mercureAuthorization` cookie (set by login). Each event is `id:` + `data:` (one JSON object, 6.1),
-    no `event:` line; a comment line every WARRANTY_SSE_HEARTBEAT seconds. `Last-Event-ID` (header, else
-    the `lastEventID` parameter) replays the missed events of these topics, then the stream goes live;
-    `earliest` replays all history. The stream ends when the token expires."""
+    `mercureAuthorization` then `mercureAccessToken` cookie (set by login). The service's events are
+    `id:` + `data:` (one JSON object, 6.1), no `event:` line; published updates are framed as published
+    (`event:`, `retry:`, a `data:` line per line). A comment line every WARRANTY_SSE_HEARTBEAT seconds.
+    `Last-Event-ID` (header, else the `lastEventID` or `last_event_id` parameter) replays the missed
+    events of these topics, then the stream goes live; `earliest` replays all history. The stream ends
+    when the token expires. A `match...` parameter the hub does not know -> 400."""
     # Only for the OpenAPI document (and the 405 on other methods): GET on this path is answered by
     # app.realtime.asgi_entry.HubEndpoint, ahead of the routers and their middleware (app.main.Warranty).
     raise NotImplementedError

@@ -42,13 +42,23 @@ def status_topic(claim_id: int) -> str:
 
 async def publish(session: AsyncSession, topic: str, payload: dict[str, Any]) -> Event:
     """Record `payload` on `topic`; subscribers receive it once the transaction commits, never before."""
-    event = Event(topic=topic, payload=json.dumps(payload, separators=(",", ":"), ensure_ascii=False))
+    return await publish_text(session, topic, json.dumps(payload, separators=(",", ":"), ensure_ascii=False))
+
+
+async def publish_text(
+    session: AsyncSession, topic: str, text: str, *, update_id: str | None = None
+) -> Event:
+    """`publish` for a payload serialized already (and, for an update published through the hub, its id:
+    app.realtime.updates)."""
+    event = Event(topic=topic, payload=text, update_id=update_id)
     session.add(event)
     if session.get_bind().dialect.name == "postgresql":
+        if update_id is not None:
+            await session.flush()  # a used update id fails here, not at the commit
         return event  # written with the transaction's other changes; its id is given at commit
     await session.flush()
     sink = commit_hooks(session).publish_event
     if sink is not None:
-        event_id, topic, text = event.id, event.topic, event.payload
-        on_commit(session, lambda: sink(event_id, topic, text))
+        event_id, stored_topic = event.id, event.topic
+        on_commit(session, lambda: sink(event_id, stored_topic, text))
     return event

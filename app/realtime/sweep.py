@@ -21,7 +21,7 @@ from app.core.background import pause
 from app.models import Claim, HouseholdMember, OrganizationMember, Product, User
 from app.realtime.hub import Hub
 from app.realtime.publishing import StoredEvent
-from app.realtime.topics import ACCESS_TOPIC, claim_id_of
+from app.realtime.topics import ACCESS_TOPIC, claim_id_of, is_claim_name
 
 logger = logging.getLogger("warranty.realtime")
 
@@ -75,18 +75,28 @@ async def sweep_access(
 ) -> int:
     """Revokes the topics each open stream's user may no longer see (of `only_users`' streams, when
     given: an access change just committed); answers how many streams lost one."""
-    subscribers = [s for s in hub.subscribers() if only_users is None or s.user_id in only_users]
+    # A Mercure subscriber (no user: its own token, or anonymous) has no claim topic to lose.
+    subscribers = [
+        s
+        for s in hub.subscribers()
+        if s.user_id is not None and (only_users is None or s.user_id in only_users)
+    ]
     if not subscribers:
         return 0
-    claim_ids = {claim_id_of(topic) for subscriber in subscribers for topic in subscriber.topics}
-    user_ids = {subscriber.user_id for subscriber in subscribers}
+    claim_ids = {
+        claim_id_of(topic)
+        for subscriber in subscribers
+        for topic in subscriber.topics
+        if is_claim_name(topic)
+    }
+    user_ids = {subscriber.user_id for subscriber in subscribers if subscriber.user_id is not None}
     async with sessionmaker() as session:
         users = await _users(session, user_ids)
         parties = await _parties(session, claim_ids)
         households = await _households(session, user_ids)
     changed = 0
     for subscriber in subscribers:
-        user, organization_id = users.get(subscriber.user_id, (None, None))
+        user, organization_id = users.get(subscriber.user_id or 0, (None, None))
         if user is None or user.credential_version != subscriber.credential_version:
             # The account is gone or its password changed: the token no longer holds, the stream ends.
             logger.info("hub: the token of a stream of user %s no longer holds", subscriber.user_id)
@@ -96,8 +106,11 @@ async def sweep_access(
         lost = {
             topic
             for topic in subscriber.topics
-            if (claim := parties.get(claim_id_of(topic))) is None
-            or not may_see(user, claim, households[user.id], organization_id)
+            if is_claim_name(topic)
+            and (
+                (claim := parties.get(claim_id_of(topic))) is None
+                or not may_see(user, claim, households[user.id], organization_id)
+            )
         }
         if lost:
             logger.info("hub: user %s lost access to %s", subscriber.user_id, sorted(lost))

@@ -37,17 +37,9 @@ def parse_topic(raw: str) -> Topic:
     return Topic(int(match.group(1)), match.group(2))
 
 
-def parse_topics(raw_topics: list[str]) -> list[Topic]:
-    """At least one topic, at most MAX_TOPICS (counted as given, before duplicates collapse)."""
-    if not raw_topics:
-        raise ValidationFailed.field("topic", "at least one topic is required")
-    if len(raw_topics) > MAX_TOPICS:
-        raise ValidationFailed.field("topic", f"at most {MAX_TOPICS} topics per subscription")
-    topics: dict[str, Topic] = {}
-    for raw in raw_topics:
-        topic = parse_topic(raw)
-        topics.setdefault(topic.name, topic)
-    return list(topics.values())
+def is_claim_name(name: str) -> bool:
+    """Whether a stored topic name is a claim's (not a published update's, app.realtime.updates)."""
+    return name.startswith("claims/")
 
 
 def claim_id_of(name: str) -> int:

@@ -106,6 +106,7 @@ class Message:
     data: str | None = None
     comments: list[str] = field(default_factory=list)
     retry: int | None = None  # the reconnection delay the server asked for, in ms
+    event: str | None = None  # the `event:` type (published updates only)
 
 
 class EventReader:
@@ -139,6 +140,8 @@ class EventReader:
                     message.data = value if message.data is None else f"{message.data}\n{value}"
                 elif name == "retry":
                     message.retry = int(value)
+                elif name == "event":
+                    message.event = value
                 else:
                     raise AssertionError(f"unexpected SSE line {line!r}")
         return None

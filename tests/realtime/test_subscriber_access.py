@@ -1,6 +1,8 @@
 """Who may subscribe (app.realtime.subscriber_access): credentials in Mercure's order (header, query
-parameter, login cookie), 401 without valid ones, 403 for a claim the user may not see, and a token in
-the query string never logged."""
+parameter, login cookie, the draft's `mercureAccessToken` cookie), 401 without valid ones (RFC 6750
+challenges), 403 for a claim the user may not see, a token in the query string never logged, the draft's
+`access_token` parameter never a credential; Mercure subscriber tokens and anonymous subscribers
+(contract 20.1, 20.3)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import pytest
 
 from app.realtime.publishing import messages_topic
 from tests.conftest import SettingsFactory, _empty_all_tables
+from tests.factories.mercure import MERCURE, SUBSCRIBER_KEY, detail_token, post_update, released_token
 from tests.factories.realtime import new_message, publish_event
 from tests.factories.users import DEFAULT_PASSWORD, create_user
 from tests.helpers import assert_error
@@ -54,9 +57,37 @@ async def test_no_or_bad_credentials_are_401(live: LiveServer, http: httpx.Async
     missing = await http.get(HUB, params=topic)
     assert_error(missing, 401, "AUTH_REQUIRED")
     assert missing.headers["www-authenticate"] == "Bearer"
-    assert_error(await http.get(HUB, params={**topic, "authorization": "garbage"}), 401, "AUTH_TOKEN_INVALID")
+    bad = await http.get(HUB, params={**topic, "authorization": "garbage"})
+    assert_error(bad, 401, "AUTH_TOKEN_INVALID")
+    assert bad.headers["www-authenticate"] == 'Bearer error="invalid_token"'
     http.cookies.set("mercureAuthorization", "garbage")
     assert_error(await http.get(HUB, params=topic), 401, "AUTH_TOKEN_INVALID")
+
+
+async def test_the_drafts_cookie_and_a_header_that_wins_over_cookies(
+    live: LiveServer, http: httpx.AsyncClient
+) -> None:
+    s = await scene(live.app)
+    topic = messages_topic(s.claim.id)
+    http.cookies.set("mercureAccessToken", s.token)
+    async with subscribe(http, topic) as stream:
+        sent = await publish_event(live.app, topic, new_message(s.claim.id, 1))
+        assert await stream.events(1) == [sent]
+    # With a header, the cookie is never read: a bad header is a 401 however good the cookie.
+    response = await http.get(HUB, params={"topic": topic}, headers={"Authorization": "Bearer x.y.z"})
+    assert_error(response, 401, "AUTH_TOKEN_INVALID")
+    http.cookies.set("mercureAccessToken", "garbage")
+    async with subscribe(http, topic, token=s.token):
+        pass
+
+
+async def test_access_token_in_the_query_is_not_a_credential(
+    live: LiveServer, http: httpx.AsyncClient
+) -> None:
+    s = await scene(live.app)
+    response = await http.get(HUB, params={"topic": messages_topic(s.claim.id), "access_token": s.token})
+    assert_error(response, 401, "AUTH_REQUIRED")
+    assert response.headers["www-authenticate"] == "Bearer"
 
 
 @pytest.mark.settings(access_token_ttl=-5)
@@ -122,6 +153,8 @@ async def test_a_token_in_the_query_string_is_never_logged(
                     assert stream.response.status_code == 200
                 refused = await http.get(HUB, params={"topic": topic, "authorization": expired_or_bad})
                 assert_error(refused, 401, "AUTH_TOKEN_INVALID")
+                ignored = await http.get(HUB, params={"topic": topic, "access_token": s.token})
+                assert_error(ignored, 401, "AUTH_REQUIRED")
                 # Any path: a token pasted onto an API URL is not logged either.
                 await http.get("/api/products", params={"Authorization": s.token, "page": "1"})
             await live.stop()
@@ -130,5 +163,52 @@ async def test_a_token_in_the_query_string_is_never_logged(
         logs.lines
     )
     assert any("/api/products?" in line and "page=1" in line for line in access), logs.lines
+    assert any("access_token=REDACTED" in line for line in access), logs.lines
     for secret in (s.token, expired_or_bad, s.token.split(".")[2]):
         assert not [line for line in logs.lines if secret in line]
+
+
+@pytest.mark.settings(**MERCURE)
+async def test_without_anonymous_subscribers_no_credentials_is_401(
+    live: LiveServer, http: httpx.AsyncClient
+) -> None:
+    response = await http.get(HUB, params={"topic": "https://shop.example/a"})
+    assert_error(response, 401, "AUTH_REQUIRED")
+
+
+@pytest.mark.settings(**MERCURE, mercure_anonymous=True)
+async def test_anonymous_subscribers_receive_public_updates_only(
+    live: LiveServer, http: httpx.AsyncClient
+) -> None:
+    s = await scene(live.app)
+    async with subscribe(http, "https://shop.example/{id}") as stream:
+        await post_update(http, [("topic", "https://shop.example/1"), ("private", "on"), ("data", "secret")])
+        public = await post_update(http, [("topic", "https://shop.example/2"), ("data", "news")])
+        message = await stream.event()
+    assert (message.id, message.data) == (public.text, "news")
+    claims = await http.get(HUB, params={"topic": messages_topic(s.claim.id)})
+    assert_error(claims, 401, "AUTH_REQUIRED")  # the service's own topics still need its token
+
+
+@pytest.mark.settings(**MERCURE)
+async def test_a_subscriber_token_receives_the_private_updates_it_grants(
+    live: LiveServer, http: httpx.AsyncClient
+) -> None:
+    s = await scene(live.app)
+    inbox = {"match": "https://shop.example/users/3/:box", "matchType": "URLPattern"}
+    token = detail_token(SUBSCRIBER_KEY, ["subscribe"], [inbox])
+    async with subscribe(http, "https://shop.example/users/{user}/{box}", token=token) as stream:
+        await post_update(http, [("topic", "https://shop.example/users/4/inbox"), ("private", "")])
+        mine = await post_update(http, [("topic", "https://shop.example/users/3/inbox"), ("private", "")])
+        message = await stream.event()
+    assert message.id == mine.text
+    # A Mercure token never subscribes to the service's own topics.
+    refused = await http.get(
+        HUB, params={"topic": messages_topic(s.claim.id)}, headers={"Authorization": f"Bearer {token}"}
+    )
+    assert_error(refused, 403, "FORBIDDEN")
+    assert refused.headers["www-authenticate"] == 'Bearer error="insufficient_scope"'
+    released = released_token(key=SUBSCRIBER_KEY)  # `mercure.subscribe: ["*"]`
+    async with subscribe(http, "https://shop.example/users/5/inbox", token=released) as stream:
+        update = await post_update(http, [("topic", "https://shop.example/users/5/inbox"), ("private", "")])
+        assert (await stream.event()).id == update.text
