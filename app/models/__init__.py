@@ -11,6 +11,7 @@ from app.models.inbound import InboundDelivery
 from app.models.organization import Organization, OrganizationBrand, OrganizationMember
 from app.models.outbox_items import OutboxItem
 from app.models.product import ExpiryAlert, Product, Receipt, WarrantyExtension
+from app.models.rating import ClaimRating
 from app.models.row_counts import ProductExpiryCount, RowCount
 from app.models.throttle_hits import ThrottleHit
 from app.models.timeline import ClaimEvent
@@ -30,6 +31,7 @@ __all__ = [
     "ClaimDeadline",
     "ClaimEvent",
     "ClaimMute",
+    "ClaimRating",
     "DeviceToken",
     "Event",
     "ExpiryAlert",
