@@ -29,7 +29,8 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         "api",
         "timeline realtime webhooks notifications",
         "changes",
-        "users products claims messages auth calendar inbound health metrics households organizations",
+        "users products claims messages auth calendar inbound health metrics households organizations"
+        " ratings",
         "main cli worker_assembly migrations",
     )
 )

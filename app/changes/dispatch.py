@@ -37,6 +37,7 @@ from app.changes.events import (
     Change,
     ClaimHandedOn,
     ClaimOpened,
+    ClaimRated,
     ClaimStatusChanged,
     HouseholdAccessChanged,
     InboundAccepted,
@@ -98,6 +99,7 @@ CONSEQUENCES: dict[type[Any], tuple[Consequence[Any], ...]] = {
         Cache(build.message_pages),
         HouseholdCache(lambda change: change.claim),
     ),
+    ClaimRated: (Timeline(TimelineKind.CLAIM_RATED, build.claim_rated),),  # the report reads the table
     MessagesRead: (
         Hub(lambda change: messages_topic(change.claim.id), build.messages_read, when=build.is_receipt),
         Cache(build.read_pages),

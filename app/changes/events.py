@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from app.models import Claim, Message, User, WarrantyExtension
+from app.models import Claim, ClaimRating, Message, User, WarrantyExtension
 from app.models.enums import ClaimStatus
 
 
@@ -55,6 +55,15 @@ class MessagePosted:
     message: Message
     claim: Claim
     sender: User
+
+
+@dataclass(frozen=True)
+class ClaimRated:
+    """The claim's customer rated it (contract 17.11)."""
+
+    claim: Claim
+    rating: ClaimRating
+    customer: User
 
 
 @dataclass(frozen=True)
@@ -172,6 +181,7 @@ Change = (
     | SupplierAssigned
     | ClaimHandedOn
     | MessagePosted
+    | ClaimRated
     | MessagesRead
     | InboundAccepted
     | InboundIgnored

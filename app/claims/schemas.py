@@ -10,6 +10,7 @@ from app.api.schemas import IsoUtc, RequestModel, ResponseModel
 from app.core.ids import MAX_ID
 from app.models.enums import ClaimStatus, ClaimStatusName
 from app.products.schemas import Months, WarrantyExtensionOut
+from app.ratings.schemas import RatingOut
 
 ClaimOutcome = Literal["repaired", "replaced", "refunded", "rejected"]
 EXTENDING_OUTCOMES = ("repaired", "replaced")  # the outcomes that may give the item a new warranty
@@ -178,6 +179,9 @@ class ClaimDetail(ResponseModel):
     outcome_note: str | None
     warranty_extension: WarrantyExtensionOut | None = Field(
         description="The warranty its resolution gave the product (repaired or replaced), else null."
+    )
+    rating: RatingOut | None = Field(
+        description="Its customer's rating (`POST /api/claims/{id}/rating`), else null."
     )
     created_at: IsoUtc
     updated_at: IsoUtc

@@ -61,6 +61,7 @@ async def test_open_a_claim(app: FastAPI, client: httpx.AsyncClient) -> None:
         "outcome": None,
         "outcomeNote": None,
         "warrantyExtension": None,
+        "rating": None,
         "createdAt": NOW.isoformat(),
         "updatedAt": NOW.isoformat(),
     }
