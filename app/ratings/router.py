@@ -22,6 +22,18 @@ from app.ratings.schemas import OrganizationReport, RatingCreate, RatingOut, rep
 
 router = APIRouter(prefix="/api", tags=["ratings"])
 
+# The rating's own conflicts as the 409's examples.
+_RATING_ERRORS = errors(400, 401, 403, 404, 409)
+_RATING_ERRORS[409]["content"]["application/json"] = {
+    "examples": {
+        code: {"value": {"error": "Conflict", "message": message, "code": code}}
+        for code, message in (
+            ("ALREADY_RATED", "This claim has been rated already; a claim is rated once."),
+            ("RATING_CLOSED", "A claim can be rated within 14 days after it was resolved or closed."),
+        )
+    }
+}
+
 OrganizationId = Annotated[int, Path(alias="id", description="The organization's id."), DIGITS_ONLY]
 
 
@@ -29,7 +41,7 @@ OrganizationId = Annotated[int, Path(alias="id", description="The organization's
     "/claims/{id}/rating",
     status_code=status.HTTP_201_CREATED,
     response_model=RatingOut,
-    responses=errors(400, 401, 403, 404, 409),
+    responses=_RATING_ERRORS,
 )
 async def rate_claim(
     body: RatingCreate, claim: VisibleClaimById, user: CurrentUser, ratings: RatingRepo, response: Response
