@@ -245,7 +245,7 @@ async def members(session: AsyncSession, organization_id: int) -> list[Agent]:
 
 
 async def report(session: AsyncSession, organization_id: int, period: Period) -> Report:
-    """Five statements whatever the organisation's size."""
+    """Five statements (the four families of figures, then the members) whatever the organisation's size."""
     counts = await claim_counts(session, organization_id, period)
     first = await deadline_figures(session, organization_id, period, FIRST_RESPONSE)
     resolution = await deadline_figures(session, organization_id, period, RESOLUTION)

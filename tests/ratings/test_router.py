@@ -3,6 +3,7 @@ or closed; what the others get; what the claim then shows (its detail, its timel
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -161,3 +162,21 @@ async def test_a_comment_of_2000_characters(app: FastAPI, client: httpx.AsyncCli
         client, app, routed, routed.customer, {"score": 2, "comment": "é" * 2000}, RESOLVED_AT
     )
     assert response.status_code == 201, response.text
+
+
+async def test_two_ratings_at_once_make_one(app: FastAPI, client: httpx.AsyncClient) -> None:
+    routed = await resolved(app, client)
+    with frozen_time(RESOLVED_AT + timedelta(days=1)):
+        headers = auth_headers(app, routed.customer)
+        answers = await asyncio.gather(
+            *(
+                client.post(f"{routed.path}/rating", json={"score": score}, headers=headers)
+                for score in (2, 5)
+            )
+        )
+    assert sorted(answer.status_code for answer in answers) == [201, 409]
+    refused = next(answer for answer in answers if answer.status_code == 409)
+    assert_error(refused, 409, "ALREADY_RATED")
+    kept = next(answer for answer in answers if answer.status_code == 201).json()["score"]
+    detail = await client.get(routed.path, headers=auth_headers(app, routed.customer))
+    assert detail.json()["rating"]["score"] == kept
