@@ -41,6 +41,7 @@ from app.organizations.router import router as organizations_router
 from app.pagecache.cache import PageCache, prune_forever
 from app.pagecache.cached_pages import ServeCachedPages
 from app.products.routes import router as products_router
+from app.ratings.router import router as ratings_router
 from app.realtime.asgi_entry import HubEndpoint
 from app.realtime.lifespan import hub_lifespan
 from app.realtime.openapi_path import router as hub_openapi_path
@@ -74,6 +75,7 @@ ROUTERS = (
     organizations_router,
     replies_router,
     returns_router,
+    ratings_router,
     inbound_router,
     hub_openapi_path,
     hub_publishing,

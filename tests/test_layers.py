@@ -30,7 +30,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         "timeline realtime webhooks notifications",
         "changes",
         "users products claims messages auth calendar inbound health metrics households organizations"
-        " replies returns oidc",
+        " replies returns oidc ratings",
         "main cli worker_assembly migrations",
     )
 )

@@ -10,6 +10,7 @@ from app.changes.consequences import Entry, Notice, Recording
 from app.changes.events import (
     ClaimHandedOn,
     ClaimOpened,
+    ClaimRated,
     ClaimStatusChanged,
     HouseholdAccessChanged,
     InboundAccepted,
@@ -56,6 +57,12 @@ async def organization_changed(recording: Recording[ClaimHandedOn]) -> Entry:
     change = recording.change
     data = {"organizationId": change.claim.organization_id, "previousOrganizationId": change.former}
     return Entry(change.claim, change.actor, data)
+
+
+async def claim_rated(recording: Recording[ClaimRated]) -> Entry:
+    """The score only: the comment is read with the claim (its `rating`)."""
+    change = recording.change
+    return Entry(change.claim, change.customer, {"score": change.rating.score})
 
 
 async def status_moved(recording: Recording[ClaimStatusChanged]) -> Entry:

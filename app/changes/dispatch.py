@@ -39,6 +39,7 @@ from app.changes.events import (
     Change,
     ClaimHandedOn,
     ClaimOpened,
+    ClaimRated,
     ClaimStatusChanged,
     HouseholdAccessChanged,
     InboundAccepted,
@@ -122,6 +123,7 @@ CONSEQUENCES: dict[type[Any], tuple[Consequence[Any], ...]] = {
         Mail(OutboxKind.EMAIL_RMA_ISSUED, build.rma_notice),  # to the customer, the label attached
         Webhook("claim.rma_issued", build.rma_data),
     ),
+    ClaimRated: (Timeline(TimelineKind.CLAIM_RATED, build.claim_rated),),  # the report reads the table
     MessagesRead: (
         Hub(lambda change: messages_topic(change.claim.id), build.messages_read, when=build.is_receipt),
         Cache(build.read_pages),

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from app.models import Claim, Message, ReturnAuthorization, User, WarrantyExtension
+from app.models import Claim, ClaimRating, Message, ReturnAuthorization, User, WarrantyExtension
 from app.models.enums import ClaimStatus
 
 
@@ -64,6 +64,15 @@ class RmaIssued:
     claim: Claim
     rma: ReturnAuthorization
     actor: User
+
+
+@dataclass(frozen=True)
+class ClaimRated:
+    """The claim's customer rated it (contract 17.11)."""
+
+    claim: Claim
+    rating: ClaimRating
+    customer: User
 
 
 @dataclass(frozen=True)
@@ -182,6 +191,7 @@ Change = (
     | ClaimHandedOn
     | MessagePosted
     | RmaIssued
+    | ClaimRated
     | MessagesRead
     | InboundAccepted
     | InboundIgnored

@@ -50,6 +50,8 @@ from app.models.enums import ClaimStatus
 from app.pagecache.scopes import CLAIMS_ALL, ORGANIZATIONS_ALL, PRODUCTS_ALL, USERS_ALL, claims_of
 from app.products import extensions
 from app.products.schemas import WarrantyExtensionOut
+from app.ratings.repository import RatingRepository
+from app.ratings.schemas import RatingOut
 from app.realtime.handoff import read_handoff
 
 router = APIRouter(prefix="/api", tags=["claims"])
@@ -145,6 +147,7 @@ async def _detail(claim: Claim, claims: ClaimRepo) -> ClaimDetail:
     header = await claims.header_of(claim)
     messages, has_more = await claims.newest_messages(claim.id)
     extension = await extensions.of_claim(claims.session, claim.id)
+    rating = await RatingRepository(claims.session).of_claim(claim.id)
     return ClaimDetail(
         id=claim.id,
         status=claim.status,
@@ -160,6 +163,7 @@ async def _detail(claim: Claim, claims: ClaimRepo) -> ClaimDetail:
         outcome_note=claim.outcome_note,
         warranty_extension=None if extension is None else WarrantyExtensionOut.model_validate(extension),
         rma=claim_rma(await claims.rma_of(claim.id)),
+        rating=None if rating is None else RatingOut.of(rating),
         created_at=claim.created_at,
         updated_at=claim.updated_at,
     )

@@ -11,6 +11,7 @@ from app.core.ids import MAX_ID
 from app.models import ReturnAuthorization
 from app.models.enums import ClaimStatus, ClaimStatusName
 from app.products.schemas import Months, WarrantyExtensionOut
+from app.ratings.schemas import RatingOut
 from app.webhooks import payloads
 
 ClaimOutcome = Literal["repaired", "replaced", "refunded", "rejected"]
@@ -201,5 +202,8 @@ class ClaimDetail(ResponseModel):
         description="The warranty its resolution gave the product (repaired or replaced), else null."
     )
     rma: ClaimRma | None = Field(description="Its return authorisation (`POST .../rma`); null while none.")
+    rating: RatingOut | None = Field(
+        description="Its customer's rating (`POST /api/claims/{id}/rating`), else null."
+    )
     created_at: IsoUtc
     updated_at: IsoUtc

@@ -13,6 +13,7 @@ from app.models.notification_channels import NotificationTarget, WebPushSubscrip
 from app.models.organization import Organization, OrganizationBrand, OrganizationMember
 from app.models.outbox_items import OutboxItem
 from app.models.product import ExpiryAlert, Product, Receipt, WarrantyExtension
+from app.models.rating import ClaimRating
 from app.models.return_authorization import ReturnAuthorization, RmaCounter
 from app.models.row_counts import ProductExpiryCount, RowCount
 from app.models.saved_reply import SavedReply
@@ -34,6 +35,7 @@ __all__ = [
     "ClaimDeadline",
     "ClaimEvent",
     "ClaimMute",
+    "ClaimRating",
     "DeviceToken",
     "Event",
     "ExpiryAlert",

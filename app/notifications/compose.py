@@ -58,6 +58,10 @@ class ClaimContext:
         return f"{settings.frontend_url.rstrip('/')}/claims/{self.claim.id}"
 
     @property
+    def recipient_is_customer(self) -> bool:
+        return self.recipient is not None and self.recipient.id == self.claim.customer_id
+
+    @property
     def wants_email(self) -> bool:
         return self.recipient is None or self.recipient.email_notifications_enabled
 
@@ -165,8 +169,10 @@ async def status_email(session: AsyncSession, payload: dict[str, object], settin
     status = STATUS_LABELS.get(str(payload["status"]), str(payload["status"]))
     subject = f"Your claim #{context.claim.id} {DASH} {context.product.name} is now {status}"
     outcome = "\n".join(_outcome_lines(payload))
+    # The claim's customer, told it is resolved, is asked to rate it (contract 17.11).
+    rates = payload["status"] == ClaimStatus.RESOLVED and context.recipient_is_customer
     text, html = render(
-        "claim_status",
+        "claim_resolved" if rates else "claim_status",
         subject,
         claim_id=context.claim.id,
         product=context.product.name,
@@ -174,6 +180,7 @@ async def status_email(session: AsyncSession, payload: dict[str, object], settin
         outcome=f"\n{outcome}\n" if outcome else "",
         outcome_lines=outcome,
         link=context.link(settings),
+        rating_link=f"{context.link(settings)}/rating",
     )
     return Email(context.address, subject, text, html, context.claim.id)
 

@@ -26,6 +26,7 @@ class TimelineKind(StrEnum):
     NOTIFICATION_SKIPPED = "notification.skipped"
     INBOUND_ACCEPTED = "inbound.accepted"
     INBOUND_IGNORED = "inbound.ignored"
+    CLAIM_RATED = "claim.rated"
 
 
 class ActorRole(StrEnum):

@@ -62,6 +62,7 @@ async def test_open_a_claim(app: FastAPI, client: httpx.AsyncClient) -> None:
         "outcomeNote": None,
         "warrantyExtension": None,
         "rma": None,
+        "rating": None,
         "createdAt": NOW.isoformat(),
         "updatedAt": NOW.isoformat(),
     }

@@ -255,3 +255,22 @@ async def test_status_push_and_no_push_for_users_who_turned_it_off(
         "claimId": str(claim.id),
         "status": "resolved",
     }
+
+
+async def test_the_resolution_email_asks_the_customer_alone_for_a_rating(
+    app: FastAPI, client: httpx.AsyncClient, worker: OutboxWorker, inbox: Inbox
+) -> None:
+    cast = await resolved_cast(app, client, {"status": "resolved"})
+    await worker.run_until_idle()
+    link = f"{app.state.settings.frontend_url.rstrip('/')}/claims/{cast.claim.id}/rating"
+    [email] = inbox.to("ann@example.com")
+    text, html = _parts(email)
+    assert f"Rate the service within 14 days: {link}" in text
+    assert f'<a href="{link}">Rate the service</a>' in html
+
+    closed = await client.post(f"/api/claims/{cast.claim.id}/close", headers=auth_headers(app, cast.customer))
+    assert closed.status_code == 200, closed.text
+    await worker.run_until_idle()
+    [to_supplier] = inbox.to(cast.supplier.email)
+    text, html = _parts(to_supplier)
+    assert "is now: Closed" in text and "/rating" not in text and "/rating" not in html
