@@ -76,7 +76,7 @@ def _offset(zone: ZoneInfo, day: date) -> timedelta | None:
 
 
 def clock_minutes(text: str) -> int:
-    """"HH:MM" as minutes after midnight ("24:00" is the end of the day)."""
+    """ "HH:MM" as minutes after midnight ("24:00" is the end of the day)."""
     hours, minutes = text.split(":")
     return int(hours) * 60 + int(minutes)
 
@@ -124,12 +124,13 @@ def business_minutes_between(start: datetime, end: datetime, hours: BusinessHour
     if hours is None:
         return int((end - start).total_seconds() // 60)
     total = timedelta(0)
-    day, last, weeks = hours.local_day(start), hours.local_day(end), 0
+    first, last = hours.local_day(start), hours.local_day(end)
+    day, weeks = first, 0
     while day <= last:
-        if day + WEEK < last and day > hours.local_day(start):
-            if weeks >= PRECISE_WEEKS or hours.steady_week(day):
-                total, day, weeks = total + hours.week_length, day + WEEK, weeks + 1
-                continue
+        inside = first < day and day + WEEK < last  # a whole week strictly between the ends
+        if inside and (weeks >= PRECISE_WEEKS or hours.steady_week(day)):
+            total, day, weeks = total + hours.week_length, day + WEEK, weeks + 1
+            continue
         window = hours.window(day)
         if window is not None:
             opens, closes = max(window[0], start), min(window[1], end)
