@@ -11,10 +11,10 @@ from typing import Any, Literal
 from sqlalchemy import ColumnElement, Select, func, or_, select, tuple_
 
 from app.api.pagination import KeyKind
-from app.claims.repository import LIST_COLUMNS, after_key, with_list_joins
+from app.claims.repository import LIST_COLUMNS, SLA_COLUMNS, after_key, with_list_joins
 from app.core.repository import Repository
 from app.errors import ValidationFailed
-from app.models import Claim, Organization, Product
+from app.models import Claim, ClaimDeadline, Organization, Product
 
 Assigned = Literal["me", "none", "any"]
 # The queue's orders: `due` (17.8's soonest deadline first) comes with deadlines.
@@ -84,7 +84,12 @@ def queue_rows(
     """The queue's items (the list item, with `supplier_id`), oldest first, ties by id; `after`
     (created_at, id): the claims after that key."""
     conditions = [Claim.organization_id == organization_id, *where.conditions(viewer_id)]
-    rows: Select[Any] = with_list_joins(select(*LIST_COLUMNS, Claim.supplier_id)).where(*conditions)
+    columns = select(*LIST_COLUMNS, Claim.supplier_id, *SLA_COLUMNS)
+    rows: Select[Any] = (
+        with_list_joins(columns)
+        .outerjoin(ClaimDeadline, ClaimDeadline.claim_id == Claim.id)
+        .where(*conditions)
+    )
     if after is not None:
         rows = rows.where(tuple_(Claim.created_at, Claim.id) > after_key(after))
     return rows.order_by(Claim.created_at, Claim.id)

@@ -42,6 +42,7 @@ from app.claims.schemas import (
     StatusChange,
     SupplierAssign,
     organization_of,
+    sla_of,
 )
 from app.core.ids import DIGITS_ONLY, MAX_ID
 from app.models import Claim
@@ -153,6 +154,7 @@ async def _detail(claim: Claim, claims: ClaimRepo) -> ClaimDetail:
         customer_id=claim.customer_id,
         supplier_id=claim.supplier_id,
         organization=organization_of(header),
+        sla=sla_of(header),
         messages=[ClaimMessage.model_validate(row) for row in messages],
         has_more_messages=has_more,
         outcome=claim.outcome,

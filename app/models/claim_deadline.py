@@ -33,6 +33,9 @@ class ClaimDeadline(Base):
     )
 
     claim_id: Mapped[int] = mapped_column(ForeignKey("claims.id", ondelete="CASCADE"), primary_key=True)
+    # When the clocks started: the claim was routed to its organisation (created, or handed on to it).
+    # Re-computing the deadlines after a change of the organisation's settings counts from here.
+    started_at: Mapped[datetime] = mapped_column(UtcDateTime)
     first_response_due_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     first_responded_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     first_response_minutes: Mapped[int | None] = mapped_column(Integer)
@@ -46,3 +49,5 @@ class ClaimDeadline(Base):
     # `resolution_minutes_run` so that the next resume knows what is left.
     paused_since: Mapped[datetime | None] = mapped_column(UtcDateTime)
     resolution_minutes_run: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # Since when the resolution clock runs (its start, or its last resume); null while paused or stopped.
+    resolution_running_since: Mapped[datetime | None] = mapped_column(UtcDateTime)

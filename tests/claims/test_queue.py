@@ -84,6 +84,7 @@ async def test_members_and_admins_see_the_queue_oldest_first(app: FastAPI, clien
         "messageCount": 0,
         "organization": {"id": organization.id, "name": "Acme Service"},
         "supplierId": agent.id,
+        "sla": None,  # written straight to the database: no deadlines were started
     }
 
 

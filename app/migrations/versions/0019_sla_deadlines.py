@@ -42,6 +42,7 @@ def _claim_deadlines() -> None:
     op.create_table(
         "claim_deadlines",
         sa.Column("claim_id", sa.Integer(), nullable=False),
+        sa.Column("started_at", when, nullable=False),
         sa.Column("first_response_due_at", when, nullable=True),
         sa.Column("first_responded_at", when, nullable=True),
         sa.Column("first_response_minutes", sa.Integer(), nullable=True),
@@ -52,6 +53,7 @@ def _claim_deadlines() -> None:
         sa.Column("resolution_breached_at", when, nullable=True),
         sa.Column("paused_since", when, nullable=True),
         sa.Column("resolution_minutes_run", sa.Integer(), server_default="0", nullable=False),
+        sa.Column("resolution_running_since", when, nullable=True),
         sa.ForeignKeyConstraint(
             ["claim_id"], ["claims.id"], name=op.f("fk_claim_deadlines_claim_id_claims"), ondelete="CASCADE"
         ),
