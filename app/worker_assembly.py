@@ -1,6 +1,7 @@
 """The outbox worker as the app and `warranty worker` run it: the worker (app.outbox, which knows no kind)
 with every receiver's handlers (notifications: email and push; webhooks: webhook.deliver), the daily expiry
-alerts, and a claim's timeline told of its notifications' outcomes. `worker_lifespan` starts and stops it
+alerts, the deadline breach job every `sla_check_interval` seconds (app.organizations.breaches), and a
+claim's timeline told of its notifications' outcomes. `worker_lifespan` starts and stops it
 with the app (unless WARRANTY_RUN_WORKER=false, for deployments that run `warranty worker` on its own)."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from app.core.db import CommitHooks
 from app.notifications.email import MailSender, mail_sender
 from app.notifications.outbox_handlers import Delivery
 from app.notifications.push import PushSender, push_sender
+from app.organizations.breaches import record_breaches
 from app.outbox.worker import OutboxWorker
 from app.products.expiry_alerts import send_expiry_alerts
 from app.storage.storage import Storage
@@ -49,6 +51,9 @@ def build_worker(
     async def daily() -> None:
         await send_expiry_alerts(sessionmaker, settings)
 
+    async def breaches() -> None:
+        await record_breaches(sessionmaker, postgresql=not settings.is_sqlite)
+
     webhooks = webhooks or WebhookDeliverer(settings, sessionmaker)
     handlers = {**delivery.handlers(), **webhooks.handlers()}
     timeouts = {  # each transport's timeout per network operation, by channel
@@ -63,6 +68,7 @@ def build_worker(
         daily=daily,
         finished=notification_finished,
         operation_timeouts=timeouts,
+        periodic=[(settings.sla_check_interval, breaches)],
     )
 
 

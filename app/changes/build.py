@@ -18,9 +18,11 @@ from app.changes.events import (
     MessagesRead,
     OrganizationAccessEnded,
     ProductsChanged,
+    SlaBreached,
     SupplierAssigned,
     WarrantiesExpiring,
 )
+from app.core.clock import iso_utc
 from app.models import Claim, User
 from app.models.enums import ClaimStatus
 from app.pagecache.cache import EVERYTHING
@@ -96,6 +98,13 @@ async def inbound_ignored(recording: Recording[InboundIgnored]) -> Entry:
     return Entry(change.claim, change.sender, {"reason": change.reason, "sender": change.address})
 
 
+async def sla_breached(recording: Recording[SlaBreached]) -> Entry:
+    """By the service itself (no actor): which deadline, when it was due, and whose it was."""
+    change = recording.change
+    data = {"which": change.which, "dueAt": iso_utc(change.due_at), "organizationId": change.organization_id}
+    return Entry(change.claim_id, None, data)
+
+
 # Hub payloads (docs/api.md, real-time events)
 
 
@@ -156,6 +165,15 @@ def expiry_notices(change: WarrantiesExpiring) -> list[Notice]:
     return notices
 
 
+def breach_notices(change: SlaBreached) -> list[Notice]:
+    """An email to each manager of the organisation who has email notifications on (no push)."""
+    payload = breach_data_of(change)
+    return [
+        Notice(manager.email_enabled, False, {**payload, "recipientId": manager.user_id})
+        for manager in change.managers
+    ]
+
+
 async def message_news(recording: Recording[MessagePosted]) -> dict[str, Any]:
     message = recording.change.message
     return {"messageId": message.id, "claimId": message.claim_id}
@@ -189,6 +207,19 @@ async def supplier_data(recording: Recording[SupplierAssigned]) -> dict[str, Any
 async def message_data(recording: Recording[MessagePosted]) -> dict[str, Any]:
     change = recording.change
     return {"message": payloads.message(change.message, change.sender), "claimId": change.message.claim_id}
+
+
+def breach_data_of(change: SlaBreached) -> dict[str, Any]:
+    return {
+        "claimId": change.claim_id,
+        "organizationId": change.organization_id,
+        "which": change.which,
+        "dueAt": iso_utc(change.due_at),
+    }
+
+
+async def breach_data(recording: Recording[SlaBreached]) -> dict[str, Any]:
+    return breach_data_of(recording.change)
 
 
 def expiring_products(change: WarrantiesExpiring) -> list[dict[str, Any]]:

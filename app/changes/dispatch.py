@@ -47,6 +47,7 @@ from app.changes.events import (
     OrganizationRenamed,
     ProductDeleted,
     ProductsChanged,
+    SlaBreached,
     SupplierAssigned,
     UserChanged,
     UserDeleted,
@@ -60,6 +61,7 @@ from app.timeline.record import TimelineKind
 CLAIM_MESSAGE = (OutboxKind.EMAIL_CLAIM_MESSAGE, OutboxKind.PUSH_CLAIM_MESSAGE)
 CLAIM_STATUS = (OutboxKind.EMAIL_CLAIM_STATUS, OutboxKind.PUSH_CLAIM_STATUS)
 EXPIRY_ALERT = (OutboxKind.EMAIL_EXPIRY_ALERT, OutboxKind.PUSH_EXPIRY_ALERT)
+SLA_BREACH = (OutboxKind.EMAIL_SLA_BREACHED, OutboxKind.EMAIL_SLA_BREACHED)  # an email only: no push
 
 CONSEQUENCES: dict[type[Any], tuple[Consequence[Any], ...]] = {
     ClaimOpened: (
@@ -88,6 +90,11 @@ CONSEQUENCES: dict[type[Any], tuple[Consequence[Any], ...]] = {
         Timeline(TimelineKind.ORGANIZATION_CHANGED, build.organization_changed),
         Cache(build.claim_pages),
         HouseholdCache(lambda change: change.claim),
+    ),
+    SlaBreached: (  # recorded by the breach job (app.organizations.breaches), once per missed deadline
+        Timeline(TimelineKind.SLA_BREACHED, build.sla_breached),
+        NotifyEach(SLA_BREACH, build.breach_notices),  # to the organisation's managers
+        Webhook("claim.sla_breached", build.breach_data),
     ),
     MessagePosted: (
         Timeline(TimelineKind.MESSAGE_POSTED, build.message_posted),

@@ -92,4 +92,6 @@ class OutboxKind(StrEnum):
     PUSH_EXPIRY_ALERT = "push.expiry_alert"
     EMAIL_PASSWORD_RESET = "email.password_reset"  # {"email"}
     EMAIL_HOUSEHOLD_INVITATION = "email.household_invitation"  # {"invitationId"}
+    # {"claimId", "organizationId", "which", "dueAt", "recipientId"}: a missed deadline, to each manager
+    EMAIL_SLA_BREACHED = "email.sla_breached"
     WEBHOOK_DELIVER = "webhook.deliver"  # {"messageId"}: the webhook delivery's webhook-id

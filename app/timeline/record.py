@@ -25,6 +25,7 @@ class TimelineKind(StrEnum):
     NOTIFICATION_SKIPPED = "notification.skipped"
     INBOUND_ACCEPTED = "inbound.accepted"
     INBOUND_IGNORED = "inbound.ignored"
+    SLA_BREACHED = "sla.breached"  # {"which", "dueAt", "organizationId"}, by the service itself
 
 
 class ActorRole(StrEnum):

@@ -25,6 +25,7 @@ EVENT_TYPES = (
     "claim.created",
     "claim.status_changed",
     "claim.supplier_assigned",
+    "claim.sla_breached",
     "message.created",
     "product.warranty_expiring",
 )

@@ -13,6 +13,7 @@ EventType = Literal[
     "claim.created",
     "claim.status_changed",
     "claim.supplier_assigned",
+    "claim.sla_breached",
     "message.created",
     "product.warranty_expiring",
 ]
