@@ -90,6 +90,7 @@ SLA_COLUMNS = (
     ClaimDeadline.resolved_at.label("sla_resolved_at"),
     ClaimDeadline.resolution_breached_at.label("sla_resolution_breached_at"),
     ClaimDeadline.paused_since.label("sla_paused_since"),
+    ClaimDeadline.next_due_at.label("sla_next_due_at"),
 )
 
 

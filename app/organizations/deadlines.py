@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import or_, select, update
@@ -30,6 +30,7 @@ from app.models import Claim, ClaimDeadline, Message, Organization, User
 from app.models.enums import ClaimStatus
 
 STOPPED = (ClaimStatus.RESOLVED, ClaimStatus.CLOSED)
+NO_DEADLINE = datetime(9999, 12, 31, tzinfo=UTC)  # `next_due_at` of a row without an open deadline
 RECOMPUTE_BATCH = 500  # open deadlines re-computed per round trip after a change of settings
 
 
@@ -59,6 +60,28 @@ async def _row(session: AsyncSession, claim: Claim) -> ClaimDeadline | None:
     return await session.get(ClaimDeadline, claim.id)
 
 
+def next_due(
+    first_response_due_at: datetime | None,
+    first_responded_at: datetime | None,
+    resolution_due_at: datetime | None,
+    resolved_at: datetime | None,
+) -> datetime:
+    """The soonest open deadline: the unmet first response's, the running resolution's (null while
+    paused), or NO_DEADLINE."""
+    open_ones = [
+        due
+        for due, met in ((first_response_due_at, first_responded_at), (resolution_due_at, resolved_at))
+        if due is not None and met is None
+    ]
+    return min(open_ones, default=NO_DEADLINE)
+
+
+def _keep_next_due(row: ClaimDeadline) -> None:
+    row.next_due_at = next_due(
+        row.first_response_due_at, row.first_responded_at, row.resolution_due_at, row.resolved_at
+    )
+
+
 async def supplier_side(session: AsyncSession, user: User, claim: Claim) -> bool:
     """Whether the user acts on the claim as its supplier side: its agent, a member of its organisation or
     an admin, and not its customer side (which wins for someone on both, as everywhere)."""
@@ -81,11 +104,13 @@ async def waits_for_customer(session: AsyncSession, claim: Claim) -> bool:
 
 async def start_new(session: AsyncSession, claim: Claim, terms: Terms, now: datetime) -> None:
     """A new claim routed under `terms`: its clocks start (one insert)."""
+    assert claim.organization_id is not None
     session.add(_started(ClaimDeadline(claim_id=claim.id), claim, terms, now))
     await session.flush()
 
 
 def _started(row: ClaimDeadline, claim: Claim, terms: Terms, now: datetime) -> ClaimDeadline:
+    row.organization_id = claim.organization_id  # type: ignore[assignment]  # a routed claim's
     row.started_at, row.resolution_minutes_run, row.paused_since = now, 0, None
     row.first_response_due_at = add_business_minutes(now, terms.first_response, terms.hours)
     row.resolution_due_at = add_business_minutes(now, terms.resolution, terms.hours)
@@ -95,6 +120,7 @@ def _started(row: ClaimDeadline, claim: Claim, terms: Terms, now: datetime) -> C
     if claim.status in STOPPED:
         row.first_responded_at, row.first_response_minutes = now, 0
         row.resolved_at, row.resolution_minutes, row.resolution_running_since = now, 0, None
+    _keep_next_due(row)
     return row
 
 
@@ -124,6 +150,7 @@ async def responded(session: AsyncSession, claim: Claim, now: datetime) -> None:
     terms = await _terms(session, claim.organization_id) if claim.organization_id else None
     row.first_responded_at = now
     row.first_response_minutes = business_minutes_between(row.started_at, now, terms.hours if terms else None)
+    _keep_next_due(row)
     await session.flush()
 
 
@@ -183,6 +210,7 @@ async def _pause(session: AsyncSession, claim: Claim, now: datetime) -> None:
     row, terms = found
     row.resolution_minutes_run = _run_until(row, terms, now)
     row.paused_since, row.resolution_running_since, row.resolution_due_at = now, None, None
+    _keep_next_due(row)
     await session.flush()
 
 
@@ -194,6 +222,7 @@ async def _resume(session: AsyncSession, claim: Claim, now: datetime) -> None:
     row.paused_since, row.resolution_running_since = None, now
     left = max(0, terms.resolution - row.resolution_minutes_run)
     row.resolution_due_at = add_business_minutes(now, left, terms.hours)
+    _keep_next_due(row)
     await session.flush()
 
 
@@ -204,6 +233,7 @@ async def _stop(session: AsyncSession, claim: Claim, now: datetime) -> None:
     row, terms = found
     row.resolution_minutes = _run_until(row, terms, now)
     row.resolved_at, row.paused_since, row.resolution_running_since = now, None, None
+    _keep_next_due(row)
     await session.flush()
 
 
@@ -217,6 +247,7 @@ async def _reopen(session: AsyncSession, claim: Claim, now: datetime) -> None:
     row.resolved_at, row.resolution_minutes, row.resolution_running_since = None, None, now
     left = max(0, terms.resolution - row.resolution_minutes_run)
     row.resolution_due_at = add_business_minutes(now, left, terms.hours)
+    _keep_next_due(row)
     await session.flush()
 
 
@@ -227,13 +258,17 @@ def _recomputed(row: Any, terms: Terms) -> dict[str, Any]:
     """New due times of one open row (`claim_id`, `started_at`, `first_responded_at`, `resolved_at`,
     `paused_since`, `resolution_running_since`, `resolution_minutes_run`)."""
     values: dict[str, Any] = {"claim_id": row.claim_id}
-    if row.first_responded_at is None:
-        values["first_response_due_at"] = add_business_minutes(
+    first, resolution = row.first_response_due_at, row.resolution_due_at
+    if row.first_responded_at is None and row.first_response_due_at is not None:
+        first = values["first_response_due_at"] = add_business_minutes(
             row.started_at, terms.first_response, terms.hours
         )
     if row.resolved_at is None and row.paused_since is None and row.resolution_running_since:
         left = max(0, terms.resolution - row.resolution_minutes_run)
-        values["resolution_due_at"] = add_business_minutes(row.resolution_running_since, left, terms.hours)
+        resolution = values["resolution_due_at"] = add_business_minutes(
+            row.resolution_running_since, left, terms.hours
+        )
+    values["next_due_at"] = next_due(first, row.first_responded_at, resolution, row.resolved_at)
     return values
 
 
@@ -256,15 +291,16 @@ async def _open_rows(session: AsyncSession, organization_id: int, after: int) ->
         select(
             ClaimDeadline.claim_id,
             ClaimDeadline.started_at,
+            ClaimDeadline.first_response_due_at,
             ClaimDeadline.first_responded_at,
+            ClaimDeadline.resolution_due_at,
             ClaimDeadline.resolved_at,
             ClaimDeadline.paused_since,
             ClaimDeadline.resolution_running_since,
             ClaimDeadline.resolution_minutes_run,
         )
-        .join(Claim, Claim.id == ClaimDeadline.claim_id)
         .where(
-            Claim.organization_id == organization_id,
+            ClaimDeadline.organization_id == organization_id,
             ClaimDeadline.claim_id > after,
             or_(ClaimDeadline.first_responded_at.is_(None), ClaimDeadline.resolved_at.is_(None)),
         )
@@ -275,10 +311,9 @@ async def _open_rows(session: AsyncSession, organization_id: int, after: int) ->
 
 
 async def _write_due_times(session: AsyncSession, values: list[dict[str, Any]]) -> None:
-    """One executemany per set of columns (a row may change one due time or both)."""
+    """One executemany per set of columns (a row may change one due time or both, and its next one)."""
     groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     for item in values:
         groups.setdefault(tuple(sorted(item)), []).append(item)
     for items in groups.values():
-        if len(items[0]) > 1:
-            await session.execute(update(ClaimDeadline), items)
+        await session.execute(update(ClaimDeadline), items)

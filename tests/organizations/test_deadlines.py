@@ -192,3 +192,42 @@ async def test_the_queue_shows_deadlines_in_a_fixed_number_of_statements(
     assert len(response.json()["data"]) == 5
     assert all(item["sla"] is not None for item in response.json()["data"])
     assert len(five) == len(one)
+
+
+async def test_the_queue_sorted_by_due_time_soonest_open_deadline_first(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    with frozen_time(T0):
+        cast = await routed_claim(app, client)  # A: first response due at T0 + 1,440
+    ids = [cast.claim_id]
+    for minute in (10, 20, 30):
+        with frozen_time(at(minute)):
+            product = await create_product(app, cast.customer, brand="Acme")
+            ids.append((await open_claim(client, app, cast.customer, product))["id"])
+    a, b, c, d = ids
+    agent = auth_headers(app, cast.agent)
+    with frozen_time(at(40)):  # B answered: its resolution is next, at 10 + 7,200
+        response = await client.post(f"/api/claims/{b}/status", json={"status": "in_progress"}, headers=agent)
+        assert response.status_code == 200, response.text
+    with frozen_time(at(50)):  # D resolved: no open deadline, last
+        for status in ("in_progress", "resolved"):
+            response = await client.post(f"/api/claims/{d}/status", json={"status": status}, headers=agent)
+            assert response.status_code == 200, response.text
+    path = f"/api/organizations/{cast.organization.id}/claims?sort=due"
+    headers = auth_headers(app, cast.manager)
+    with count_queries(app) as statements:
+        whole = await client.get(path, headers=headers)
+    assert [item["id"] for item in whole.json()["data"]] == [a, c, b, d]
+    with count_queries(app) as by_creation:
+        await client.get(f"/api/organizations/{cast.organization.id}/claims", headers=headers)
+    assert len(statements) == len(by_creation)
+
+    seen, cursor = [], None
+    while True:  # one at a time, by the keyset cursor
+        query = f"{path}&limit=1" + (f"&cursor={cursor}" if cursor else "")
+        page = (await client.get(query, headers=headers)).json()
+        seen += [item["id"] for item in page["data"]]
+        cursor = page["meta"]["next_cursor"]
+        if cursor is None:
+            break
+    assert seen == [a, c, b, d]
