@@ -284,6 +284,8 @@ class Settings(BaseSettings):
     run_worker: bool = True
     worker_poll_interval: float = 1.0
     worker_batch_size: int = 20
+    # Seconds between two rounds of the deadline breach job in the worker (contract 17.8: within a minute).
+    sla_check_interval: float = Field(default=20.0, gt=0, le=50)
     outbox_retry_hours: float = Field(default=24.0, gt=0)  # retried this long before `failed`
     outbox_backoff_base: float = 2.0
     outbox_backoff_max: float = 3600.0

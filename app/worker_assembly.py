@@ -1,6 +1,7 @@
 """The outbox worker as the app and `warranty worker` run it: the worker (app.outbox, which knows no kind)
 with every receiver's handlers (notifications: email and push; webhooks: webhook.deliver), the daily expiry
-alerts, and a claim's timeline told of its notifications' outcomes. `worker_lifespan` starts and stops it
+alerts, the deadline breach job every `sla_check_interval` seconds (app.organizations.breaches), and a
+claim's timeline told of its notifications' outcomes. `worker_lifespan` starts and stops it
 with the app (unless WARRANTY_RUN_WORKER=false, for deployments that run `warranty worker` on its own)."""
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from app.notifications.channel_keys import ensure_channel_keys
 from app.notifications.email import MailSender, mail_sender
 from app.notifications.outbox_handlers import Delivery
 from app.notifications.push import PushSender, push_sender
+from app.organizations.breaches import record_breaches
 from app.outbox.worker import OutboxWorker
 from app.products.expiry_alerts import send_expiry_alerts
 from app.storage.storage import Storage
@@ -51,6 +53,9 @@ def build_worker(
     async def daily() -> None:
         await send_expiry_alerts(sessionmaker, settings)
 
+    async def breaches() -> None:
+        await record_breaches(sessionmaker, postgresql=not settings.is_sqlite)
+
     webhooks = webhooks or WebhookDeliverer(settings, sessionmaker)
     ensure_channel_keys(settings)  # a VAPID or notification URL key that is not one stops the start
     channels = ChannelDelivery(settings, sessionmaker)  # Web Push and notification URLs
@@ -69,6 +74,7 @@ def build_worker(
         daily=daily,
         finished=notification_finished,
         operation_timeouts=timeouts,
+        periodic=[(settings.sla_check_interval, breaches)],
     )
 
 

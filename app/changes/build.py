@@ -20,9 +20,11 @@ from app.changes.events import (
     OrganizationAccessEnded,
     ProductsChanged,
     RmaIssued,
+    SlaBreached,
     SupplierAssigned,
     WarrantiesExpiring,
 )
+from app.core.clock import iso_utc
 from app.models import Claim, User
 from app.models.enums import ClaimStatus
 from app.pagecache.cache import EVERYTHING
@@ -109,6 +111,13 @@ async def inbound_ignored(recording: Recording[InboundIgnored]) -> Entry:
     return Entry(change.claim, change.sender, {"reason": change.reason, "sender": change.address})
 
 
+async def sla_breached(recording: Recording[SlaBreached]) -> Entry:
+    """By the service itself (no actor): which deadline, when it was due, and whose it was."""
+    change = recording.change
+    data = {"which": change.which, "dueAt": iso_utc(change.due_at), "organizationId": change.organization_id}
+    return Entry(change.claim_id, None, data)
+
+
 # Hub payloads (docs/api.md, real-time events)
 
 
@@ -178,6 +187,15 @@ def expiry_notices(change: WarrantiesExpiring) -> list[Notice]:
     return notices
 
 
+def breach_notices(change: SlaBreached) -> list[Notice]:
+    """An email to each manager of the organisation who has email notifications on (no push)."""
+    payload = breach_data_of(change)
+    return [
+        Notice(manager.email_enabled, False, {**payload, "recipientId": manager.user_id})
+        for manager in change.managers
+    ]
+
+
 async def message_news(recording: Recording[MessagePosted]) -> dict[str, Any]:
     message = recording.change.message
     return {"messageId": message.id, "claimId": message.claim_id}
@@ -220,6 +238,19 @@ async def rma_data(recording: Recording[RmaIssued]) -> dict[str, Any]:
         "rma": payloads.rma(change.rma),
         "actorId": change.actor.id,
     }
+
+
+def breach_data_of(change: SlaBreached) -> dict[str, Any]:
+    return {
+        "claimId": change.claim_id,
+        "organizationId": change.organization_id,
+        "which": change.which,
+        "dueAt": iso_utc(change.due_at),
+    }
+
+
+async def breach_data(recording: Recording[SlaBreached]) -> dict[str, Any]:
+    return breach_data_of(recording.change)
 
 
 def expiring_products(change: WarrantiesExpiring) -> list[dict[str, Any]]:

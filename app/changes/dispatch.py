@@ -51,6 +51,7 @@ from app.changes.events import (
     ProductDeleted,
     ProductsChanged,
     RmaIssued,
+    SlaBreached,
     SupplierAssigned,
     UserChanged,
     UserDeleted,
@@ -79,6 +80,8 @@ EXPIRY_ALERT = NotificationKinds(
     OutboxKind.WEBPUSH_EXPIRY_ALERT,
     OutboxKind.APPRISE_EXPIRY_ALERT,
 )
+# An email only: its notices never push (Notice.push is False), so no other channel is used.
+SLA_BREACH = NotificationKinds(*[OutboxKind.EMAIL_SLA_BREACHED] * 4)
 
 CONSEQUENCES: dict[type[Any], tuple[Consequence[Any], ...]] = {
     ClaimOpened: (
@@ -107,6 +110,11 @@ CONSEQUENCES: dict[type[Any], tuple[Consequence[Any], ...]] = {
         Timeline(TimelineKind.ORGANIZATION_CHANGED, build.organization_changed),
         Cache(build.claim_pages),
         HouseholdCache(lambda change: change.claim),
+    ),
+    SlaBreached: (  # recorded by the breach job (app.organizations.breaches), once per missed deadline
+        Timeline(TimelineKind.SLA_BREACHED, build.sla_breached),
+        NotifyEach(SLA_BREACH, build.breach_notices),  # to the organisation's managers
+        Webhook("claim.sla_breached", build.breach_data),
     ),
     MessagePosted: (
         Timeline(TimelineKind.MESSAGE_POSTED, build.message_posted),

@@ -49,6 +49,26 @@ class ClaimHandedOn:
 
 
 @dataclass(frozen=True)
+class SlaManager:
+    """A manager of the organisation of a claim whose deadline passed, as the breach email needs them."""
+
+    user_id: int
+    email_enabled: bool
+
+
+@dataclass(frozen=True)
+class SlaBreached:
+    """A routed claim's deadline (`which`: first_response or resolution) passed unmet at `due_at`; the
+    breach job recorded it once (app.organizations.breaches). `managers`: its organisation's managers."""
+
+    claim_id: int
+    organization_id: int
+    which: str
+    due_at: datetime
+    managers: tuple[SlaManager, ...]
+
+
+@dataclass(frozen=True)
 class MessagePosted:
     """Posted in the app or by email (the inbound service posts through the messages service)."""
 
@@ -189,6 +209,7 @@ Change = (
     | ClaimStatusChanged
     | SupplierAssigned
     | ClaimHandedOn
+    | SlaBreached
     | MessagePosted
     | RmaIssued
     | ClaimRated

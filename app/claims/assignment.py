@@ -15,6 +15,7 @@ from app.derived import read_state
 from app.errors import Conflict, Forbidden, ValidationFailed
 from app.models import Claim, User
 from app.models.enums import OrganizationRole, Role
+from app.organizations import deadlines
 
 
 async def assign_supplier(
@@ -106,5 +107,6 @@ async def move_to_organization(
     claim.organization_id = organization_id
     claim.updated_at = utc_now()
     await claims.session.flush()
+    await deadlines.start(claims.session, claim, claim.updated_at)  # afresh for the new organisation
     await record(claims.session, ClaimHandedOn(claim, former, actor))
     return claim

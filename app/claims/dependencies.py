@@ -50,7 +50,8 @@ async def queue_filter(
 
 async def queue_sort(
     sort: Annotated[
-        str | None, Query(description="created (default): oldest first. due comes with deadlines.")
+        str | None,
+        Query(description="created (default): oldest first; due: soonest open deadline first, none last."),
     ] = None,
 ) -> str:
     return check_sort(sort)

@@ -11,16 +11,15 @@ from typing import Any, Literal
 from sqlalchemy import ColumnElement, Select, func, select, tuple_
 
 from app.api.pagination import KeyKind
-from app.claims.repository import LIST_COLUMNS, after_key, with_list_joins
+from app.claims.repository import LIST_COLUMNS, SLA_COLUMNS, after_key, with_list_joins
 from app.core.repository import Repository
 from app.errors import ValidationFailed
-from app.models import Claim, Organization, Product
+from app.models import Claim, ClaimDeadline, Organization, Product
 
 Assigned = Literal["me", "none", "any"]
-# The queue's orders: `due` (17.8's soonest deadline first) comes with deadlines.
-SORTS = ("created",)
-COMING_SORTS = ("due",)
-# A queue's cursor key: (created_at, id).
+# The queue's orders: `created` (oldest first) and `due` (17.8's soonest open deadline first).
+SORTS = ("created", "due")
+# A queue's cursor key: (created_at, id), or (next_due_at, id) with `sort=due`.
 QUEUE_KEY: tuple[KeyKind, KeyKind] = ("datetime", "int")
 
 
@@ -60,29 +59,38 @@ def escape_like(term: str) -> str:
 
 
 def check_sort(sort: str | None) -> str:
-    """`created` (the default); `due` is refused until deadlines exist (400 VALIDATION_FAILED), anything
-    else is 400 VALIDATION_INVALID_SORT; both name the orders there are."""
+    """`created` (the default) or `due`; anything else is 400 VALIDATION_INVALID_SORT naming them."""
     chosen = "created" if sort is None else sort.strip()
     if chosen in SORTS:
         return chosen
     allowed = ", ".join(SORTS)
-    if chosen in COMING_SORTS:
-        raise ValidationFailed.field(
-            "sort", f"{chosen} needs deadlines, which are not available yet; use {allowed}"
-        )
     raise ValidationFailed(f"sort must be one of: {allowed}.", code="VALIDATION_INVALID_SORT")
 
 
 def queue_rows(
-    organization_id: int, where: QueueFilter, viewer_id: int, after: tuple[Any, ...] | None = None
+    organization_id: int,
+    where: QueueFilter,
+    viewer_id: int,
+    after: tuple[Any, ...] | None = None,
+    sort: str = "created",
 ) -> Select[Any]:
-    """The queue's items (the list item, with `supplier_id`), oldest first, ties by id; `after`
-    (created_at, id): the claims after that key."""
+    """The queue's items (the list item, with `supplier_id` and the deadlines), oldest first, or with
+    `sort=due` soonest open deadline first (claims without one last), ties by id; `after`: the claims after
+    that key ((created_at, id), or (next_due_at, id)). By due time the rows are read down
+    `ix_claim_deadlines_organization_next_due` (every routed claim has a deadline row)."""
     conditions = [Claim.organization_id == organization_id, *where.conditions(viewer_id)]
-    rows: Select[Any] = with_list_joins(select(*LIST_COLUMNS, Claim.supplier_id)).where(*conditions)
+    columns = with_list_joins(select(*LIST_COLUMNS, Claim.supplier_id, *SLA_COLUMNS))
+    if sort == "due":
+        rows = columns.join(ClaimDeadline, ClaimDeadline.claim_id == Claim.id).where(
+            ClaimDeadline.organization_id == organization_id, *conditions
+        )
+        key = (ClaimDeadline.next_due_at, ClaimDeadline.claim_id)
+    else:
+        rows = columns.outerjoin(ClaimDeadline, ClaimDeadline.claim_id == Claim.id).where(*conditions)
+        key = (Claim.created_at, Claim.id)
     if after is not None:
-        rows = rows.where(tuple_(Claim.created_at, Claim.id) > after_key(after))
-    return rows.order_by(Claim.created_at, Claim.id)
+        rows = rows.where(tuple_(*key) > after_key(after))
+    return rows.order_by(*key)
 
 
 def queue_total(organization_id: int, where: QueueFilter, viewer_id: int) -> Select[Any]:
@@ -107,9 +115,10 @@ class ClaimQueue(Repository):
         offset: int,
         limit: int,
         after: tuple[Any, ...] | None = None,
+        sort: str = "created",
     ) -> tuple[Sequence[Any], int]:
         """A page of the queue (`queue_rows`) and its total under the filters: two statements."""
-        statement = queue_rows(organization_id, where, viewer_id, after).offset(offset).limit(limit)
+        statement = queue_rows(organization_id, where, viewer_id, after, sort).offset(offset).limit(limit)
         rows = (await self.session.execute(statement)).all()
         total = await self.session.scalar(queue_total(organization_id, where, viewer_id))
         return rows, total or 0

@@ -12,6 +12,7 @@ from sqlalchemy.exc import IntegrityError
 
 from app.access.products import require_claimable, visible_to_member
 from app.api.pagination import KeyKind
+from app.core.business_time import BusinessHours
 from app.core.driver_reads import DriverRead
 from app.core.ids import MAX_ID
 from app.core.repository import Repository
@@ -19,6 +20,7 @@ from app.derived.counts import message_count_of_claim, row_count
 from app.errors import Conflict
 from app.models import (
     Claim,
+    ClaimDeadline,
     Message,
     Organization,
     OrganizationBrand,
@@ -29,6 +31,7 @@ from app.models import (
 )
 from app.models.enums import ClaimStatus
 from app.organizations.brands import brand_key
+from app.organizations.deadlines import Terms
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,20 @@ LIST_COLUMNS = (
 )
 
 
+# A routed claim's deadlines as `sla_of` (app.claims.schemas) reads them, for an outer join of ClaimDeadline.
+SLA_COLUMNS = (
+    ClaimDeadline.started_at.label("sla_started_at"),
+    ClaimDeadline.first_response_due_at.label("sla_first_response_due_at"),
+    ClaimDeadline.first_responded_at.label("sla_first_responded_at"),
+    ClaimDeadline.first_response_breached_at.label("sla_first_response_breached_at"),
+    ClaimDeadline.resolution_due_at.label("sla_resolution_due_at"),
+    ClaimDeadline.resolved_at.label("sla_resolved_at"),
+    ClaimDeadline.resolution_breached_at.label("sla_resolution_breached_at"),
+    ClaimDeadline.paused_since.label("sla_paused_since"),
+    ClaimDeadline.next_due_at.label("sla_next_due_at"),
+)
+
+
 def with_list_joins(statement: Select[Any]) -> Select[Any]:
     """A claims statement of `LIST_COLUMNS`, joined to what an item shows: the product, the customer's
     email and the organization's name (one statement whatever the page size)."""
@@ -94,6 +111,7 @@ class Routing:
 
     organization_id: int
     name: str
+    terms: Terms  # its deadlines, which start with the claim
 
 
 class ClaimRepository(Repository):
@@ -144,7 +162,11 @@ class ClaimRepository(Repository):
     async def routing_of(self, brand: str) -> Routing | None:
         """The organisation handling `brand`, any case (one read by the brand's key)."""
         rows = await _ROUTING.all(self.session, key=brand_key(brand))
-        return Routing(rows[0].id, rows[0].name) if rows else None
+        if not rows:
+            return None
+        row = rows[0]
+        hours = BusinessHours.from_json(row.business_hours)
+        return Routing(row.id, row.name, Terms(row.first_response_minutes, row.resolution_minutes, hours))
 
     async def organization_name(self, organization_id: int) -> str | None:
         """The organisation's name, or None when there is no such organisation."""
@@ -188,9 +210,13 @@ class ClaimRepository(Repository):
 
     async def header_of(self, claim: Claim) -> Any:
         """What the detail shows of the claim's product (`product_id`, `name`, `brand`) and organisation
-        (`organization_id`, `organization_name`, null when unrouted), in one read."""
+        (`organization_id`, `organization_name`, null when unrouted) and its deadlines (`SLA_COLUMNS`), in
+        one read."""
         rows = await _HEADER.all(
-            self.session, product_id=claim.product_id, organization_id=claim.organization_id
+            self.session,
+            product_id=claim.product_id,
+            organization_id=claim.organization_id,
+            claim_id=claim.id,
         )
         return rows[0]  # claims go with their product (ON DELETE CASCADE)
 
@@ -224,14 +250,22 @@ _HEADER: DriverRead[Any] = DriverRead(
         Product.brand,
         Organization.id.label("organization_id"),
         Organization.name.label("organization_name"),
+        *SLA_COLUMNS,
     )
     .select_from(Product)
     .outerjoin(Organization, Organization.id == bindparam("organization_id"))
+    .outerjoin(ClaimDeadline, ClaimDeadline.claim_id == bindparam("claim_id"))
     .where(Product.id == bindparam("product_id"))
 )
 # The organisation a brand routes to, by the brand's key (its primary key): parameter key.
 _ROUTING: DriverRead[Any] = DriverRead(
-    select(Organization.id, Organization.name)
+    select(
+        Organization.id,
+        Organization.name,
+        Organization.first_response_minutes,
+        Organization.resolution_minutes,
+        Organization.business_hours,
+    )
     .join(OrganizationBrand, OrganizationBrand.organization_id == Organization.id)
     .where(OrganizationBrand.key == bindparam("key"))
 )

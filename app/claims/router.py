@@ -43,6 +43,7 @@ from app.claims.schemas import (
     SupplierAssign,
     claim_rma,
     organization_of,
+    sla_of,
 )
 from app.core.ids import DIGITS_ONLY, MAX_ID
 from app.models import Claim
@@ -157,6 +158,7 @@ async def _detail(claim: Claim, claims: ClaimRepo) -> ClaimDetail:
         customer_id=claim.customer_id,
         supplier_id=claim.supplier_id,
         organization=organization_of(header),
+        sla=sla_of(header),
         messages=[ClaimMessage.model_validate(row) for row in messages],
         has_more_messages=has_more,
         outcome=claim.outcome,
@@ -250,8 +252,9 @@ async def organization_queue(
     queue: QueueRepo,
     request: Request,
 ) -> Response:
-    """The organization's queue: the claims routed to it, oldest first (`sort=created`, the default;
-    `sort=due` comes with deadlines and is 400 until then), always in the 8.1 envelope with keyset
+    """The organization's queue: the claims routed to it, oldest first (`sort=created`, the default), or
+    soonest open deadline first (`sort=due`: the earlier of the unmet first response and the running
+    resolution; claims without an open deadline last), always in the 8.1 envelope with keyset
     `cursor`. For its members (managers and agents) and admins; 404 for anyone else. Filters `status`,
     `assigned` (`me`, `none`, `any`), `agentId`, `brand` (any case) and `q` (part of the description or
     of the product's name, any case)."""
@@ -262,9 +265,12 @@ async def organization_queue(
         raise organization_not_found()  # an admin naming no organization
     after = params.after_key(QUEUE_KEY)
     found, total = await queue.page(
-        organization_id, where, user.id, offset=params.offset, limit=params.fetch, after=after
+        organization_id, where, user.id, offset=params.offset, limit=params.fetch, after=after, sort=sort
     )
-    rows, next_cursor = params.window(found, lambda row: (row.created_at, row.id))
+    if sort == "due":
+        rows, next_cursor = params.window(found, lambda row: (row.sla_next_due_at, row.id))
+    else:
+        rows, next_cursor = params.window(found, lambda row: (row.created_at, row.id))
     items = [QueueItem.of(row) for row in rows]
     body = list_json(QUEUE_JSON(items), len(items), total, params, request, next_cursor)
     return Response(body, media_type="application/json")

@@ -105,6 +105,53 @@ def organization_of(row: Any) -> ClaimOrganization | None:
     return ClaimOrganization(id=row.organization_id, name=row.organization_name)
 
 
+SlaBreach = Literal["first_response", "resolution"]
+_SLA_EXAMPLE: dict[str, Any] = {
+    "firstResponseDueAt": "2026-11-30T09:00:00+00:00",
+    "firstRespondedAt": "2026-11-27T10:12:00+00:00",
+    "resolutionDueAt": None,
+    "resolvedAt": None,
+    "paused": True,
+    "breached": [],
+}
+
+
+class ClaimSla(ResponseModel):
+    """A routed claim's deadlines (contract 17.8; docs/api.md, "Deadlines"), counted in its organization's
+    business hours. `resolutionDueAt` is null while the clock is paused (the claim waits for its
+    customer) and once resolved."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [_SLA_EXAMPLE]})
+
+    first_response_due_at: IsoUtc | None = Field(description="When the first response is due.")
+    first_responded_at: IsoUtc | None = Field(
+        description="The first supplier-side message or status change; null until then."
+    )
+    resolution_due_at: IsoUtc | None = Field(description="When the resolution is due; null while paused.")
+    resolved_at: IsoUtc | None = Field(description="When it became resolved (or closed); null until then.")
+    paused: bool = Field(description="The resolution clock waits for the customer's next message.")
+    breached: list[SlaBreach] = Field(description="The deadlines that passed unmet, each once recorded.")
+
+
+def sla_of(row: Any) -> ClaimSla | None:
+    """`sla` from a row's joined deadline columns (`sla_*`); null for an unrouted claim (no row)."""
+    if row.sla_started_at is None:
+        return None
+    breached: list[SlaBreach] = []
+    if row.sla_first_response_breached_at is not None:
+        breached.append("first_response")
+    if row.sla_resolution_breached_at is not None:
+        breached.append("resolution")
+    return ClaimSla(
+        first_response_due_at=row.sla_first_response_due_at,
+        first_responded_at=row.sla_first_responded_at,
+        resolution_due_at=row.sla_resolution_due_at,
+        resolved_at=row.sla_resolved_at,
+        paused=row.sla_paused_since is not None,
+        breached=breached,
+    )
+
+
 class MuteState(ResponseModel):
     """Whether the caller hears of the claim's messages and status changes (email, push)."""
 
@@ -135,14 +182,21 @@ class ClaimListItem(ResponseModel):
 
 
 class QueueItem(ClaimListItem):
-    """A claim in its organization's queue: the list item, and the agent working it."""
+    """A claim in its organization's queue: the list item, the agent working it and its deadlines."""
 
     supplier_id: int | None = Field(description="The assigned agent; null while nobody has taken it.")
+    sla: ClaimSla | None = Field(description="Its deadlines (contract 17.8).")
+
+    @classmethod
+    def of(cls, row: Any) -> Self:
+        fields = _fields(cls, row) | {"organization": organization_of(row), "sla": sla_of(row)}
+        return cls.model_validate(fields)
 
 
 def _fields(model: type[ClaimListItem], row: Any) -> dict[str, Any]:
     """The model's plain fields, read from the row by name."""
-    return {name: getattr(row, name) for name in model.model_fields if name not in ("type", "organization")}
+    skipped = ("type", "organization", "sla")
+    return {name: getattr(row, name) for name in model.model_fields if name not in skipped}
 
 
 class ClaimProduct(ResponseModel):
@@ -189,6 +243,9 @@ class ClaimDetail(ResponseModel):
     supplier_id: int | None
     organization: ClaimOrganization | None = Field(
         description="The supplier organization the claim is routed to; null when unrouted."
+    )
+    sla: ClaimSla | None = Field(
+        description="Its deadlines (contract 17.8); null when unrouted.", examples=[_SLA_EXAMPLE]
     )
     messages: list[ClaimMessage] = Field(
         description="The newest 200 messages at most, oldest first among them; the messages API pages all."

@@ -17,6 +17,7 @@ from app.derived import claim_search
 from app.errors import NotFound
 from app.models import Claim, Product, User
 from app.models.enums import ClaimStatus
+from app.organizations import deadlines
 from app.products import extensions
 from app.products import service as products_service
 
@@ -52,6 +53,8 @@ async def open_claim(
             organization_id=None if routing is None else routing.organization_id,
         )
     )
+    if routing is not None:
+        await deadlines.start_new(claims.session, claim, routing.terms, claim.created_at)
     await record(claims.session, ClaimOpened(claim, customer))
     if product.household_id is not None or product.owner_id != customer.id:
         # `hasActiveClaim` moves in the owner's and every member's product list, not only the filer's.
@@ -88,6 +91,17 @@ async def _apply(claim: Claim, target: ClaimStatus, actor: User, claims: ClaimRe
     former, claim.status = claim.status, target
     claim.updated_at = utc_now()
     await claims.session.flush()
+    await _move_clocks(claim, former, actor, claims)
     extension = await extensions.of_claim(claims.session, claim.id)
     await record(claims.session, ClaimStatusChanged(claim, former, actor, extension))
     return claim
+
+
+async def _move_clocks(claim: Claim, former: ClaimStatus, actor: User, claims: ClaimRepository) -> None:
+    """A routed claim's deadlines follow its status (app.organizations.deadlines)."""
+    if claim.organization_id is None:
+        return
+    session = claims.session
+    waits = claim.status == ClaimStatus.IN_PROGRESS and await deadlines.waits_for_customer(session, claim)
+    supplier_side = await deadlines.supplier_side(session, actor, claim)
+    await deadlines.status_changed(session, claim, former, supplier_side, waits, claim.updated_at)

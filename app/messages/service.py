@@ -17,6 +17,7 @@ from app.errors import Conflict, ValidationFailed
 from app.messages.schemas import MAX_MESSAGE_LENGTH
 from app.models import Claim, Message, User
 from app.models.enums import ClaimStatus
+from app.organizations import deadlines
 from app.storage.files import check_file, display_file_name
 from app.storage.storage import Storage, discard_on_rollback
 
@@ -71,6 +72,9 @@ async def post_message(
         discard_on_rollback(session, storage, message.attachment_key)  # type: ignore[arg-type]
     session.add(message)
     await session.flush()
+    if claim.organization_id is not None:
+        supplier_side = await deadlines.supplier_side(session, sender, claim)
+        await deadlines.message_posted(session, claim, supplier_side, message.created_at)
     await record(session, MessagePosted(message, claim, sender))
     # Everything is written before the claim's row is locked, so concurrent messages in one claim wait
     # for each other only for this read and the commit.

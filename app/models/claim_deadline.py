@@ -17,6 +17,9 @@ class ClaimDeadline(Base):
 
     __tablename__ = "claim_deadlines"
     __table_args__ = (
+        # The queue's `sort=due`: an organisation's claims, soonest open deadline first (keyset:
+        # (next_due_at, claim_id)).
+        Index("ix_claim_deadlines_organization_next_due", "organization_id", "next_due_at", "claim_id"),
         # The breach job's two scans: open deadlines soonest first.
         Index(
             "ix_claim_deadlines_first_response_open",
@@ -33,6 +36,15 @@ class ClaimDeadline(Base):
     )
 
     claim_id: Mapped[int] = mapped_column(ForeignKey("claims.id", ondelete="CASCADE"), primary_key=True)
+    # When the clocks started: the claim was routed to its organisation (created, or handed on to it).
+    # Re-computing the deadlines after a change of the organisation's settings counts from here.
+    started_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    # The organisation whose deadlines these are (the claim's; the row goes when the claim is handed away
+    # or the organisation deleted), and the soonest open deadline: the earlier of the unmet first response
+    # and the running resolution, NO_DEADLINE when neither is open. Kept with every write: the queue's
+    # `sort=due` reads them down one index.
+    organization_id: Mapped[int] = mapped_column(ForeignKey("organizations.id", ondelete="CASCADE"))
+    next_due_at: Mapped[datetime] = mapped_column(UtcDateTime)
     first_response_due_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     first_responded_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     first_response_minutes: Mapped[int | None] = mapped_column(Integer)
@@ -46,3 +58,5 @@ class ClaimDeadline(Base):
     # `resolution_minutes_run` so that the next resume knows what is left.
     paused_since: Mapped[datetime | None] = mapped_column(UtcDateTime)
     resolution_minutes_run: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # Since when the resolution clock runs (its start, or its last resume); null while paused or stopped.
+    resolution_running_since: Mapped[datetime | None] = mapped_column(UtcDateTime)

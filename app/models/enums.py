@@ -101,4 +101,6 @@ class OutboxKind(StrEnum):
     APPRISE_CLAIM_STATUS = "apprise.claim_status"
     APPRISE_EXPIRY_ALERT = "apprise.expiry_alert"
     EMAIL_RMA_ISSUED = "email.rma_issued"  # {"claimId", "recipientId"}: the customer, label attached
+    # {"claimId", "organizationId", "which", "dueAt", "recipientId"}: a missed deadline, to each manager
+    EMAIL_SLA_BREACHED = "email.sla_breached"
     WEBHOOK_DELIVER = "webhook.deliver"  # {"messageId"}: the webhook delivery's webhook-id

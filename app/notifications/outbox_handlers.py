@@ -15,7 +15,7 @@ from app.config import Settings
 from app.core.security import hash_token
 from app.models import DeviceToken, PasswordResetToken, User
 from app.models.enums import OutboxKind
-from app.notifications import compose, expiry_notices, rma_email
+from app.notifications import compose, expiry_notices, rma_email, sla_breach
 from app.notifications.email import Email, MailSender, build_message
 from app.notifications.household_invitation import invitation_handler
 from app.notifications.password_reset import issue_reset_token, reset_email
@@ -58,6 +58,7 @@ class Delivery:
             OutboxKind.EMAIL_RMA_ISSUED: self._email(
                 lambda s, p: rma_email.rma_email(s, p, settings, storage)
             ),
+            OutboxKind.EMAIL_SLA_BREACHED: self._email(lambda s, p: sla_breach.breach_email(s, p, settings)),
             OutboxKind.EMAIL_PASSWORD_RESET: self._password_reset,
             OutboxKind.EMAIL_HOUSEHOLD_INVITATION: invitation_handler(
                 settings, self.sessionmaker, self.mailer

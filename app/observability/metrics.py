@@ -31,6 +31,7 @@ INBOUND_IGNORED_REASONS = (
     "not_an_email", "stale", "resend_api_key_missing", "invalid_provider_id", "unknown_to_provider",
     "sender_not_authenticated", "automated", "claim_closed", "empty_reply",
 )  # fmt: skip
+SLA_DEADLINES = ("first_response", "resolution")
 THROTTLE_LIMITS = ("login_email", "login_client", "password_forgot", "register", "hub_streams")
 
 
@@ -91,6 +92,12 @@ class Series:
             "List pages computed because none was cached or the cached one was stale.",
             registry=None,
         )
+        self.sla_breaches = Counter(
+            "warranty_sla_breaches",
+            "Missed deadlines of routed claims, recorded once each, by deadline: first_response, resolution.",
+            ("which",),
+            registry=None,
+        )
         self._request_series: dict[tuple[str, str, int], Histogram] = {}
         for outcome in INBOUND_OUTCOMES:
             self.inbound.labels(outcome)
@@ -98,6 +105,8 @@ class Series:
             self.inbound_ignored.labels(reason)
         for limit in THROTTLE_LIMITS:
             self.throttled.labels(limit)
+        for which in SLA_DEADLINES:
+            self.sla_breaches.labels(which)
 
     def observe_request(self, method: str, route: str, status: int, seconds: float) -> None:
         """One answered request (kept per label set: `labels()` builds and locks on every call)."""

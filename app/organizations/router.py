@@ -18,6 +18,7 @@ from app.organizations import service
 from app.organizations.dependencies import MemberId, MemberRepo, OrganizationId, OrganizationRepo
 from app.organizations.repository import Member, OrganizationRepository
 from app.organizations.schemas import (
+    DeadlineSettings,
     MemberAdd,
     MemberOut,
     MemberRoleChange,
@@ -43,6 +44,9 @@ async def _outs(
             email=item.email,
             brands=list(brands[item.id].values()),
             member_count=counts[item.id],
+            first_response_minutes=item.first_response_minutes,
+            resolution_minutes=item.resolution_minutes,
+            business_hours=item.business_hours,
             created_at=item.created_at,
             updated_at=item.updated_at,
         )
@@ -105,7 +109,9 @@ async def update_organization(
     id: OrganizationId, body: OrganizationUpdate, _admin: AdminUser, organizations: OrganizationRepo
 ) -> OrganizationOut:
     """Change any of `name`, `brands` (replaces the list: brands left out are released), `email` (null
-    removes it). 409 BRAND_TAKEN as at creation."""
+    removes it), and the deadlines: `firstResponseMinutes`, `resolutionMinutes`, `businessHours` (null
+    removes them; docs/api.md, "Deadlines"), which re-computes its open claims' deadlines. 409 BRAND_TAKEN
+    as at creation."""
     organization = await service.update(
         id,
         name=body.name,
@@ -113,7 +119,31 @@ async def update_organization(
         email=body.email,
         set_email="email" in body.model_fields_set,
         organizations=organizations,
+        deadline_change=_deadline_change(body),
     )
+    return await _out(organization, organizations)
+
+
+def _deadline_change(body: DeadlineSettings) -> service.DeadlineChange:
+    hours = body.business_hours
+    return service.DeadlineChange(
+        first_response_minutes=body.first_response_minutes,
+        resolution_minutes=body.resolution_minutes,
+        business_hours=None if hours is None else hours.stored(),
+        set_hours="business_hours" in body.model_fields_set,
+    )
+
+
+# `{id:int}`: /api/organizations/mine is another resource, which takes no PATCH (405, not 400).
+@router.patch("/organizations/{id:int}", response_model=OrganizationOut, responses=errors(400, 401, 403, 404))
+async def update_my_organization(
+    id: OrganizationId, body: DeadlineSettings, user: CurrentUser, organizations: OrganizationRepo
+) -> OrganizationOut:
+    """The organization's managers (and admins) set its deadlines: `firstResponseMinutes`,
+    `resolutionMinutes`, `businessHours` (null removes them); its open claims' deadlines are re-computed
+    (docs/api.md, "Deadlines"). 403 for its agents, 404 for anyone else; its name, brands and email are
+    the admins' (`PATCH /api/admin/organizations/{id}`)."""
+    organization = await service.set_deadlines(user, id, _deadline_change(body), organizations=organizations)
     return await _out(organization, organizations)
 
 

@@ -8,6 +8,8 @@ organisation at the same moment)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -27,6 +29,7 @@ from app.core.ids import MAX_ID
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.models import Organization, User
 from app.models.enums import OrganizationRole, Role
+from app.organizations import deadlines
 from app.organizations.brands import brand_key
 from app.organizations.repository import Member, MemberRepository, OrganizationRepository
 
@@ -141,10 +144,13 @@ async def update(
     email: str | None,
     set_email: bool,
     organizations: OrganizationRepository,
+    deadline_change: DeadlineChange | None = None,
 ) -> Organization:
     """Changes what is given (None: unchanged; `email` only with `set_email`, where None removes it);
-    `brands` replaces the list."""
+    `brands` replaces the list; the deadlines as `set_deadlines` does."""
     organization = await _locked(organizations, organization_id)
+    if deadline_change is not None:
+        await _apply_deadlines(organizations, organization, deadline_change)
     if brands is not None:
         held = (await organizations.brands_of([organization_id]))[organization_id]
         await _keep_brands(organizations, organization_id, held, brands)
@@ -158,6 +164,53 @@ async def update(
     await organizations.session.flush()
     if renamed:
         await record_organization_changed(organizations.session, organization_id)
+    return organization
+
+
+@dataclass(frozen=True)
+class DeadlineChange:
+    """What a request changes of the deadlines: None leaves a value; `business_hours` only with
+    `set_hours` (None removes them)."""
+
+    first_response_minutes: int | None = None
+    resolution_minutes: int | None = None
+    business_hours: dict[str, Any] | None = None
+    set_hours: bool = False
+
+    @property
+    def changes_anything(self) -> bool:
+        return (
+            self.first_response_minutes is not None or self.resolution_minutes is not None or self.set_hours
+        )
+
+
+async def _apply_deadlines(
+    organizations: OrganizationRepository, organization: Organization, change: DeadlineChange
+) -> None:
+    """Sets the deadlines on the (locked) organisation; if they changed, its open claims' deadlines are
+    re-computed in the same transaction (app.organizations.deadlines.recompute)."""
+    before = deadlines.Terms.of(organization)
+    if change.first_response_minutes is not None:
+        organization.first_response_minutes = change.first_response_minutes
+    if change.resolution_minutes is not None:
+        organization.resolution_minutes = change.resolution_minutes
+    if change.set_hours:
+        organization.business_hours = change.business_hours
+    after = deadlines.Terms.of(organization)
+    if change.changes_anything:
+        organization.updated_at = utc_now()
+    await organizations.session.flush()
+    if after != before:
+        await deadlines.recompute(organizations.session, organization.id, after)
+
+
+async def set_deadlines(
+    user: User, organization_id: int, change: DeadlineChange, *, organizations: OrganizationRepository
+) -> Organization:
+    """The organisation's managers (403 for its agents, 404 for anyone else) and admins set its
+    deadlines."""
+    organization = await _managed(user, organization_id, organizations)
+    await _apply_deadlines(organizations, organization, change)
     return organization
 
 

@@ -23,7 +23,7 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -103,12 +103,16 @@ class OutboxWorker:
         daily: Callable[[], Awaitable[object]] | None = None,
         finished: Finished | None = None,
         operation_timeouts: Mapping[str, float] | None = None,
+        periodic: Sequence[tuple[float, Callable[[], Awaitable[object]]]] = (),
     ) -> None:
         self.settings = settings
         self.sessionmaker = sessionmaker
         self.handlers = handlers
         self.daily = daily  # the expiry alerts, run once per day by the loop
         self.finished = finished  # a claim's timeline notes its notifications' outcomes
+        self.periodic = tuple(
+            periodic
+        )  # (seconds, job): other jobs run beside the lanes, each every so often
         # Each channel's transport timeout per network operation (the receivers' settings, by channel).
         self.operation_timeouts = dict(operation_timeouts or {})
         self._stop = asyncio.Event()
@@ -298,6 +302,10 @@ class OutboxWorker:
         lanes = [
             asyncio.create_task(self._lane(channel), name=f"outbox-{channel}") for channel in self.channels
         ]
+        lanes += [
+            asyncio.create_task(self._every(seconds, job), name=f"worker-job-{number}")
+            for number, (seconds, job) in enumerate(self.periodic)
+        ]
         try:
             while True:
                 try:
@@ -312,6 +320,16 @@ class OutboxWorker:
             for lane in lanes:
                 lane.cancel()
             await asyncio.gather(*lanes, return_exceptions=True)
+
+    async def _every(self, seconds: float, job: Callable[[], Awaitable[object]]) -> None:
+        """A periodic job (the deadline breach job): run, then wait `seconds` or until stop()."""
+        while not self._stop.is_set():
+            try:
+                await job()
+            except Exception:  # the database may be away for a moment; the next round retries
+                log.exception("worker job failed; retrying in %s seconds", seconds)
+            if not await pause(self._stop, seconds):
+                break
 
     async def _lane(self, channel: str) -> None:
         wake = asyncio.Event()

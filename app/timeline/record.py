@@ -27,6 +27,7 @@ class TimelineKind(StrEnum):
     INBOUND_ACCEPTED = "inbound.accepted"
     INBOUND_IGNORED = "inbound.ignored"
     CLAIM_RATED = "claim.rated"
+    SLA_BREACHED = "sla.breached"  # {"which", "dueAt", "organizationId"}, by the service itself
 
 
 class ActorRole(StrEnum):

@@ -6,6 +6,8 @@ Every `claim` carries `organizationId`: the supplier organisation it is routed t
 - `claim.created`: `{"claim"}`
 - `claim.status_changed`: `{"claim", "previousStatus", "actorId"}`; its claim also carries
   `warrantyExtension` (the resolution's, or null: docs/api.md §6.2)
+- `claim.sla_breached`: `{"claimId", "organizationId", "which", "dueAt"}` (`which`: first_response or
+  resolution; docs/api.md, "Deadlines")
 - `claim.supplier_assigned`: `{"claim", "previousSupplierId", "actorId"}` (unassigned: `supplierId` null)
 - `claim.rma_issued`: `{"claim", "rma", "actorId"}`; `rma` as the claim detail shows it (`number`,
   `issuedAt`, `instructions`, `labelUrl`)

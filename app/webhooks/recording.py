@@ -26,6 +26,7 @@ EVENT_TYPES = (
     "claim.status_changed",
     "claim.supplier_assigned",
     "claim.rma_issued",
+    "claim.sla_breached",
     "message.created",
     "product.warranty_expiring",
 )

@@ -14,6 +14,7 @@ EventType = Literal[
     "claim.status_changed",
     "claim.supplier_assigned",
     "claim.rma_issued",
+    "claim.sla_breached",
     "message.created",
     "product.warranty_expiring",
 ]

@@ -56,6 +56,7 @@ async def test_open_a_claim(app: FastAPI, client: httpx.AsyncClient) -> None:
         "customerId": ann.id,
         "supplierId": None,
         "organization": None,
+        "sla": None,  # unrouted: no deadlines
         "messages": [],
         "hasMoreMessages": False,
         "outcome": None,

@@ -42,6 +42,9 @@ async def test_an_admin_creates_an_organization(app: FastAPI, client: httpx.Asyn
         "email": "service@gaggia.example.com",
         "brands": ["Gaggia", "Saeco"],
         "memberCount": 0,
+        "firstResponseMinutes": 1440,  # the default deadlines, around the clock (contract 17.8)
+        "resolutionMinutes": 7200,
+        "businessHours": None,
         "createdAt": body["createdAt"],
         "updatedAt": body["updatedAt"],
     }
@@ -466,6 +469,9 @@ async def test_mine_is_the_callers_organization_and_role(app: FastAPI, client: h
         "email": "s@example.com",
         "brands": ["Gaggia", "Saeco"],
         "memberCount": 2,
+        "firstResponseMinutes": 1440,
+        "resolutionMinutes": 7200,
+        "businessHours": None,
         "createdAt": as_manager["createdAt"],
         "updatedAt": as_manager["updatedAt"],
         "role": "manager",

@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from app.models import Claim, ClaimDeadline, ClaimEvent, ClaimRating, Organization, User
+from app.organizations.deadlines import NO_DEADLINE
 from tests.factories.products import create_product
 
 
@@ -60,9 +61,17 @@ async def moved(app: FastAPI, claim_id: int, when: datetime, former: str, to: st
 
 
 async def deadlines(app: FastAPI, claim_id: int, **columns: Any) -> None:
-    """The claim's deadline row, as the deadline code writes it."""
+    """The claim's deadline row, as the deadline code writes it (the clocks started when the claim was
+    routed, at its creation; what the report reads is in `columns`)."""
     async with app.state.sessionmaker() as session, session.begin():
-        session.add(ClaimDeadline(claim_id=claim_id, **columns))
+        claim = await session.get_one(Claim, claim_id)
+        assert claim.organization_id is not None
+        started = {
+            "started_at": claim.created_at,
+            "organization_id": claim.organization_id,
+            "next_due_at": NO_DEADLINE,
+        }
+        session.add(ClaimDeadline(claim_id=claim_id, **(started | columns)))
 
 
 async def rated(app: FastAPI, claim_id: int, customer: User, score: int, when: datetime) -> None:
