@@ -5,13 +5,17 @@ size."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
 import pytest
 from fastapi import FastAPI
 
+from app.core.clock import frozen_time
+from app.models import User
 from app.models.enums import OrganizationRole
+from tests.claims.routed import routed_claim
 from tests.claims.support import queries_of
 from tests.factories.organizations import add_org_member, create_organization
 from tests.factories.users import auth_headers, create_admin, create_supplier, create_user
@@ -270,3 +274,43 @@ async def test_only_managers_and_admins_read_it(app: FastAPI, client: httpx.Asyn
         assert_error(response, 403, "FORBIDDEN")
     else:
         assert_error(response, 404, "NOT_FOUND")
+
+
+@pytest.mark.settings(access_token_ttl=20 * 365 * 86400)  # tokens issued at a frozen time in the past
+async def test_the_report_reads_what_the_clocks_and_the_customer_wrote(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    """No row written by hand: a claim routed, answered after 30 minutes, resolved after 90 running minutes
+    (a 60-minute wait for the customer excluded) and rated 4, all over HTTP."""
+    start = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+
+    def minutes(count: int) -> datetime:
+        return start + timedelta(minutes=count)
+
+    with frozen_time(start):
+        cast = await routed_claim(app, client)
+
+    async def act(when: int, user: User, path: str, body: dict[str, Any]) -> None:
+        with frozen_time(minutes(when)):
+            answer = await client.post(f"{cast.path}/{path}", json=body, headers=auth_headers(app, user))
+        assert answer.status_code in (200, 201), answer.text
+
+    await act(30, cast.agent, "messages", {"message": "We are on it."})  # the first response, by the agent
+    await act(60, cast.agent, "status", {"status": "in_progress"})  # waits for the customer
+    await act(120, cast.customer, "messages", {"message": "Here is the photo."})
+    await act(150, cast.agent, "status", {"status": "resolved"})
+    await act(200, cast.customer, "rating", {"score": 4})
+    with frozen_time(minutes(300)):
+        answer = await report(client, app, cast.organization.id, cast.manager)
+    assert answer.status_code == 200, answer.text
+    figures = answer.json()
+    assert figures["claims"] == {"opened": 1, "resolved": 1, "closed": 0}
+    assert figures["firstResponse"] == {"medianMinutes": 30, "met": 1, "missed": 0}
+    assert figures["resolution"] == {"medianMinutes": 90, "met": 1, "missed": 0}
+    assert figures["ratings"] == {"count": 1, "mean": 4.0, "byScore": scores(s4=1)}
+    agent = next(entry for entry in figures["agents"] if entry["agentId"] == cast.agent.id)
+    assert (agent["claims"], agent["firstResponse"]["met"], agent["ratings"]["count"]) == (
+        {"opened": 1, "resolved": 1, "closed": 0},
+        1,
+        1,
+    )
