@@ -19,7 +19,7 @@ import os
 import statistics
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -161,8 +161,20 @@ def requests_for(size: Size) -> list[Request]:
         ("queue, unassigned", "agent", "/api/organizations/1/claims?limit=50&assigned=none"),
         ("queue, status", "agent", "/api/organizations/1/claims?limit=50&status=open"),
         ("queue, text", "agent", "/api/organizations/1/claims?limit=50&q=stopped"),
+        ("queue, soonest deadline first", "agent", "/api/organizations/1/claims?limit=50&sort=due"),
+        (
+            "organisation report, a year",
+            "manager",
+            "/api/organizations/1/report?from=2025-12-01&to=2026-11-30",
+        ),
         ("queue, next page by cursor", "agent", "cursor:/api/organizations/1/claims?limit=50"),
     ]
+
+
+def report_period() -> str:
+    """The last 366 days, today included: every seeded claim's creation falls in it."""
+    today = datetime.now(UTC).date()
+    return f"from={today - timedelta(days=365)}&to={today}"
 
 
 def user_of(size: Size, who: str) -> tuple[int, list[str]]:
@@ -176,6 +188,8 @@ def user_of(size: Size, who: str) -> tuple[int, list[str]]:
         return member_of(size, household), ["ROLE_USER"]
     if who == "agent":
         return agent_of(size, 1) + 1, ["ROLE_USER", "ROLE_SUPPLIER"]
+    if who == "manager":  # the big organisation's first member
+        return agent_of(size, 1), ["ROLE_USER", "ROLE_SUPPLIER"]
     return owner_of(size, BUSY_CLAIM), ["ROLE_USER"]
 
 
@@ -236,7 +250,10 @@ async def replay_ms(base_url: str, token: str, rounds: int) -> list[float]:
 
 
 def measure(url: str, size: Size, rounds: int, logs: Path) -> dict[str, Any]:
-    tokens = {who: token_for(url, *user_of(size, who)) for who in ("admin", "customer", "member", "agent")}
+    tokens = {
+        who: token_for(url, *user_of(size, who))
+        for who in ("admin", "customer", "member", "agent", "manager")
+    }
     headers = {who: {"Authorization": f"Bearer {token}"} for who, token in tokens.items()}
     env = service_env(url, WARRANTY_RUN_WORKER="false", WARRANTY_CACHE_TTL="0")
     server = harness.uvicorn("app.main:app", harness.free_port(), 1, env, logs / "scale.log")

@@ -280,6 +280,36 @@ async def _organizations(connection: asyncpg.Connection, size: Size) -> None:
         WHERE p.id = c.product_id AND b.key = lower(p.brand)
         """
     )
+    await _deadlines(connection)
+
+
+async def _deadlines(connection: asyncpg.Connection) -> None:
+    """Every routed claim's deadlines (contract 17.8) at the organisations' defaults, without business
+    hours: assigned claims answered after two hours, resolved and closed ones resolved after three days;
+    `next_due_at` the soonest open one (the queue's `sort=due`)."""
+    await connection.execute(
+        """
+        INSERT INTO claim_deadlines (claim_id, started_at, organization_id, next_due_at,
+                                     first_response_due_at, first_responded_at, first_response_minutes,
+                                     resolution_due_at, resolved_at, resolution_minutes,
+                                     resolution_running_since)
+        SELECT c.id, c.created_at, c.organization_id,
+               CASE WHEN d.done THEN timestamptz '9999-12-31 00:00+00'
+                    WHEN c.supplier_id IS NULL THEN d.first_due ELSE d.resolution_due END,
+               d.first_due,
+               CASE WHEN c.supplier_id IS NOT NULL THEN c.created_at + interval '2 hours' END,
+               CASE WHEN c.supplier_id IS NOT NULL THEN 120 END,
+               d.resolution_due,
+               CASE WHEN d.done THEN c.created_at + interval '3 days' END,
+               CASE WHEN d.done THEN 4320 END,
+               CASE WHEN NOT d.done THEN c.created_at END
+        FROM claims AS c,
+             LATERAL (SELECT c.created_at + interval '1 day' AS first_due,
+                             c.created_at + interval '5 days' AS resolution_due,
+                             c.status IN ('resolved', 'closed') AS done) AS d
+        WHERE c.organization_id IS NOT NULL
+        """
+    )
 
 
 async def _messages(connection: asyncpg.Connection, size: Size) -> None:
