@@ -99,6 +99,10 @@ class Series:
             registry=None,
         )
         self._request_series: dict[tuple[str, str, int], Histogram] = {}
+        self._known_labels()
+
+    def _known_labels(self) -> None:
+        """Every labelled counter at 0 for each label it can take, from the process's start."""
         for outcome in INBOUND_OUTCOMES:
             self.inbound.labels(outcome)
         for reason in INBOUND_IGNORED_REASONS:
