@@ -134,8 +134,8 @@ def _deadline_change(body: DeadlineSettings) -> service.DeadlineChange:
     )
 
 
-# `{id:int}`: /api/organizations/mine is another resource, which takes no PATCH (405, not 400).
-@router.patch("/organizations/{id:int}", response_model=OrganizationOut, responses=errors(400, 401, 403, 404))
+# A path id is ASCII digits or a 400, as everywhere (so `PATCH /api/organizations/mine` is a 400 too).
+@router.patch("/organizations/{id}", response_model=OrganizationOut, responses=errors(400, 401, 403, 404))
 async def update_my_organization(
     id: OrganizationId, body: DeadlineSettings, user: CurrentUser, organizations: OrganizationRepo
 ) -> OrganizationOut:
