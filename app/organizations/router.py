@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from fastapi import APIRouter, Depends, Request, Response, status
+from starlette.convertors import StringConvertor, register_url_convertor
 
 from app.api.dependencies import AdminUser, CurrentUser, Pagination, admin_user
 from app.api.openapi import errors
@@ -29,6 +30,17 @@ from app.organizations.schemas import (
 )
 
 router = APIRouter(prefix="/api", tags=["organizations"])
+
+
+class OrganizationIdSegment(StringConvertor):
+    """The `{id}` of /organizations/{id}: any text (a non-integer is a 400, like every path id) except
+    `mine`, the sibling resource: PATCH /organizations/mine is then a 405 naming GET in `Allow`, not a 400
+    for an organisation id "mine"."""
+
+    regex = "(?!mine$)[^/]+"
+
+
+register_url_convertor("organization_id", OrganizationIdSegment())
 
 
 async def _outs(
@@ -134,8 +146,11 @@ def _deadline_change(body: DeadlineSettings) -> service.DeadlineChange:
     )
 
 
-# A path id is ASCII digits or a 400, as everywhere (so `PATCH /api/organizations/mine` is a 400 too).
-@router.patch("/organizations/{id}", response_model=OrganizationOut, responses=errors(400, 401, 403, 404))
+@router.patch(
+    "/organizations/{id:organization_id}",
+    response_model=OrganizationOut,
+    responses=errors(400, 401, 403, 404),
+)
 async def update_my_organization(
     id: OrganizationId, body: DeadlineSettings, user: CurrentUser, organizations: OrganizationRepo
 ) -> OrganizationOut:
