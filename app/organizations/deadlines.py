@@ -203,6 +203,14 @@ def _run_until(row: ClaimDeadline, terms: Terms, now: datetime) -> int:
     return row.resolution_minutes_run + ran
 
 
+def _run_from(row: ClaimDeadline, terms: Terms, now: datetime) -> None:
+    """The resolution clock runs again from `now`, due when the minutes it has left are spent."""
+    row.resolution_running_since = now
+    left = max(0, terms.resolution - row.resolution_minutes_run)
+    row.resolution_due_at = add_business_minutes(now, left, terms.hours)
+    _keep_next_due(row)
+
+
 async def _pause(session: AsyncSession, claim: Claim, now: datetime) -> None:
     found = await _running(session, claim)
     if found is None or found[0].paused_since is not None:
@@ -219,10 +227,8 @@ async def _resume(session: AsyncSession, claim: Claim, now: datetime) -> None:
     if found is None or found[0].paused_since is None:
         return
     row, terms = found
-    row.paused_since, row.resolution_running_since = None, now
-    left = max(0, terms.resolution - row.resolution_minutes_run)
-    row.resolution_due_at = add_business_minutes(now, left, terms.hours)
-    _keep_next_due(row)
+    row.paused_since = None
+    _run_from(row, terms, now)
     await session.flush()
 
 
@@ -244,10 +250,8 @@ async def _reopen(session: AsyncSession, claim: Claim, now: datetime) -> None:
     if row is None or row.resolved_at is None or terms is None:
         return
     row.resolution_minutes_run = row.resolution_minutes or 0
-    row.resolved_at, row.resolution_minutes, row.resolution_running_since = None, None, now
-    left = max(0, terms.resolution - row.resolution_minutes_run)
-    row.resolution_due_at = add_business_minutes(now, left, terms.hours)
-    _keep_next_due(row)
+    row.resolved_at, row.resolution_minutes = None, None
+    _run_from(row, terms, now)
     await session.flush()
 
 
