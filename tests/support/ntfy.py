@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.threaded_http import serving
+
 _TOPIC = re.compile(r"^[-_A-Za-z0-9]{1,64}$")
 _TITLE_HEADERS = ("x-title", "title", "ti", "t")
 
@@ -111,11 +113,5 @@ def _handler(ntfy: Ntfy) -> type[BaseHTTPRequestHandler]:
 @pytest.fixture
 def ntfy() -> Iterator[Ntfy]:
     server = Ntfy(ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler))
-    server.server.RequestHandlerClass = _handler(server)
-    thread = threading.Thread(target=server.server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(server.server, _handler(server)):
         yield server
-    finally:
-        server.server.shutdown()
-        server.server.server_close()

@@ -36,6 +36,8 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from tests.support.threaded_http import serving
+
 _TOPIC = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 _VAPID = re.compile(r"^vapid t=(?P<t>[^,\s]+),\s*k=(?P<k>[A-Za-z0-9_-]+)$")
 
@@ -198,11 +200,5 @@ def _handler(service: PushService) -> type[BaseHTTPRequestHandler]:
 @pytest.fixture
 def push_service() -> Iterator[PushService]:
     service = PushService(ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler))
-    service.server.RequestHandlerClass = _handler(service)
-    thread = threading.Thread(target=service.server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(service.server, _handler(service)):
         yield service
-    finally:
-        service.server.shutdown()
-        service.server.server_close()
